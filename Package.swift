@@ -1,0 +1,107 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+// Module layout and dependency direction: see ../shared/DESIGN.md.
+// FormData <- UploadEngine <- TerminalUI <- CursesTerminal <- hoist; Receiver is used by hoist.
+let package = Package(
+    name: "hoist",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "hoist", targets: ["hoist"]),
+        .library(name: "FormData", targets: ["FormData"]),
+        .library(name: "UploadEngine", targets: ["UploadEngine"]),
+        .library(name: "Receiver", targets: ["Receiver"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/vapor/multipart-kit", from: "4.7.1"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CNcursesw",
+            pkgConfig: "ncursesw",
+            providers: [.apt(["libncurses-dev"])]
+        ),
+        .target(name: "FormData"),
+        .target(
+            name: "UploadEngine",
+            dependencies: [
+                "FormData",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
+        ),
+        .target(
+            name: "Receiver",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "MultipartKit", package: "multipart-kit"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(name: "TerminalUI", dependencies: ["UploadEngine", "FormData"]),
+        .target(name: "CursesTerminal", dependencies: ["TerminalUI", "CNcursesw"]),
+        .executableTarget(
+            name: "hoist",
+            dependencies: [
+                "FormData", "UploadEngine", "Receiver", "TerminalUI", "CursesTerminal",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "TOMLKit", package: "TOMLKit"),
+            ]
+        ),
+        .executableTarget(
+            name: "hoist-bench-encode",
+            dependencies: ["FormData"],
+            path: "bench/EncodeBench"
+        ),
+        .executableTarget(
+            name: "hoist-bench-render",
+            dependencies: ["TerminalUI", "UploadEngine", "FormData"],
+            path: "bench/RenderBench"
+        ),
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(
+            name: "FormDataTests",
+            dependencies: [
+                "FormData", "TestSupport",
+                .product(name: "MultipartKit", package: "multipart-kit"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
+            name: "ReceiverTests",
+            dependencies: [
+                "Receiver",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
+            name: "UploadEngineTests",
+            dependencies: [
+                "UploadEngine", "FormData", "Receiver", "TestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .testTarget(
+            name: "HoistCLITests",
+            dependencies: [
+                "hoist", "Receiver", "TestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "UploadEngine", "FormData"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

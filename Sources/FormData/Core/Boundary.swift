@@ -1,0 +1,62 @@
+/// A multipart boundary, validated against RFC 2046.
+public struct Boundary: Sendable, Hashable, CustomStringConvertible {
+    public let value: String
+
+    /// A fresh random boundary: 128 random bits as 32 hex digits after a fixed prefix.
+    public static func random() -> Boundary {
+        var generator = SystemRandomNumberGenerator()
+        let high = generator.next() as UInt64
+        let low = generator.next() as UInt64
+        return Boundary(unchecked: "hoist-" + hex16(high) + hex16(low))
+    }
+
+    /// A caller-chosen boundary: 1 to 70 characters from RFC 2046's `bchars`,
+    /// not ending in a space.
+    public init(_ value: String) throws(FormDataError) {
+        let bytes = Array(value.utf8)
+        guard !bytes.isEmpty else {
+            throw .invalidBoundary(boundary: value, reason: "it is empty")
+        }
+        guard bytes.count <= 70 else {
+            throw .invalidBoundary(boundary: value, reason: "it has \(bytes.count) characters; RFC 2046 allows at most 70")
+        }
+        if let bad = bytes.first(where: { !Boundary.isBoundaryCharacter($0) }) {
+            let shown = bad < 0x80 ? quoted(String(UnicodeScalar(bad))) : "a non-ASCII character"
+            throw .invalidBoundary(boundary: value, reason: "\(shown) is not allowed by RFC 2046")
+        }
+        guard bytes.last != UInt8(ascii: " ") else {
+            throw .invalidBoundary(boundary: value, reason: "it ends with a space")
+        }
+        self.value = value
+    }
+
+    private init(unchecked value: String) {
+        self.value = value
+    }
+
+    public var description: String { value }
+
+    /// The Content-Type header value, quoting the boundary when RFC 2045 requires it.
+    public var contentTypeHeaderValue: String {
+        let needsQuotes = value.utf8.contains { Boundary.tspecials.contains($0) }
+        return needsQuotes ? "multipart/form-data; boundary=\"\(value)\"" : "multipart/form-data; boundary=\(value)"
+    }
+
+    // bchars := bcharsnospace / " "; bcharsnospace := DIGIT / ALPHA / "'" / "(" / ")" / "+" / "_" / "," / "-" / "." / "/" / ":" / "=" / "?"
+    static func isBoundaryCharacter(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+            UInt8(ascii: "A")...UInt8(ascii: "Z"):
+            return true
+        default:
+            return Array("'()+_,-./:=? ".utf8).contains(byte)
+        }
+    }
+
+    private static let tspecials: [UInt8] = Array("()<>@,;:\\\"/[]?= ".utf8)
+}
+
+private func hex16(_ value: UInt64) -> String {
+    let digits = String(value, radix: 16)
+    return String(repeating: "0", count: 16 - digits.count) + digits
+}

@@ -1,0 +1,135 @@
+import Glibc
+
+/// What stat said about a file before sending: enough to notice, while
+/// streaming, that it was truncated, grown, replaced or rewritten.
+public struct FileSnapshot: Sendable, Equatable {
+    public let size: Int64
+    public let device: UInt64
+    public let inode: UInt64
+    public let modifiedSeconds: Int64
+    public let modifiedNanoseconds: Int64
+
+    init(_ info: stat) {
+        size = Int64(info.st_size)
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
+        modifiedSeconds = Int64(info.st_mtim.tv_sec)
+        modifiedNanoseconds = Int64(info.st_mtim.tv_nsec)
+    }
+
+    /// Why `now` differs from this snapshot, or `nil` when it does not.
+    public func change(to now: FileSnapshot) -> String? {
+        if now.device != device || now.inode != inode {
+            return "it was replaced by another file"
+        }
+        if now.size != size {
+            return "its size was \(size) bytes when the upload was prepared and is now \(now.size) bytes"
+        }
+        if now.modifiedSeconds != modifiedSeconds || now.modifiedNanoseconds != modifiedNanoseconds {
+            return "it was modified during the upload"
+        }
+        return nil
+    }
+}
+
+/// The checks done before any byte is produced. Each maps errno to a typed error.
+enum FileChecks {
+    enum Kind { case regular, directory, fifo, characterDevice, other(String) }
+
+    static func kind(of info: stat) -> Kind {
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: return .regular
+        case S_IFDIR: return .directory
+        case S_IFIFO: return .fifo
+        case S_IFCHR: return .characterDevice
+        case S_IFSOCK: return .other("a socket")
+        case S_IFBLK: return .other("a block device")
+        default: return .other("not a file")
+        }
+    }
+
+    static func status(path: String, field: String) throws(FormDataError) -> stat {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            throw openError(errno, field: field, path: path)
+        }
+        return info
+    }
+
+    /// A regular, readable file; returns its snapshot. The file is opened
+    /// and closed to prove it is readable (access() is wrong for root and setuid).
+    static func regularFile(path: String, field: String) throws(FormDataError) -> FileSnapshot {
+        let info = try status(path: path, field: field)
+        switch kind(of: info) {
+        case .regular: break
+        case .directory: throw .isDirectory(field: field, path: path)
+        case .fifo: throw .notRegularFile(field: field, path: path, kind: "a FIFO")
+        case .characterDevice: throw .notRegularFile(field: field, path: path, kind: "a character device")
+        case .other(let what): throw .notRegularFile(field: field, path: path, kind: what)
+        }
+        let fd = try open(path: path, field: field)
+        defer { close(fd) }
+        var now = stat()
+        guard fstat(fd, &now) == 0 else { throw openError(errno, field: field, path: path) }
+        return FileSnapshot(now)
+    }
+
+    /// A path to stream: a FIFO, character device or regular file, not a directory.
+    /// FIFOs are not opened here, since opening one blocks until a writer appears.
+    static func streamablePath(path: String, field: String) throws(FormDataError) {
+        let info = try status(path: path, field: field)
+        switch kind(of: info) {
+        case .regular: _ = try regularFile(path: path, field: field)
+        case .fifo, .characterDevice:
+            if access(path, R_OK) != 0 { throw openError(errno, field: field, path: path) }
+        case .directory: throw .isDirectory(field: field, path: path)
+        case .other(let what): throw .notRegularFile(field: field, path: path, kind: what)
+        }
+    }
+
+    static func open(path: String, field: String, flags: Int32 = 0) throws(FormDataError) -> Int32 {
+        while true {
+            let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC | flags)
+            if fd >= 0 { return fd }
+            if errno == EINTR { continue }
+            throw openError(errno, field: field, path: path)
+        }
+    }
+
+    static func openError(_ code: Int32, field: String, path: String) -> FormDataError {
+        switch code {
+        case ENOENT, ENOTDIR: return .fileNotFound(field: field, path: path)
+        case EACCES, EPERM: return .permissionDenied(field: field, path: path)
+        case EISDIR: return .isDirectory(field: field, path: path)
+        default: return .cannotOpen(field: field, path: path, reason: errorText(code))
+        }
+    }
+}
+
+func errorText(_ code: Int32) -> String {
+    String(cString: strerror(code))
+}
+
+/// Reads a small text file whole, or returns nil.
+func readSmallFile(_ path: String, limit: Int) -> String? {
+    let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+    while bytes.count < limit {
+        let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if count < 0, errno == EINTR { continue }
+        guard count > 0 else { break }
+        bytes += chunk[0..<count]
+    }
+    return String(decoding: bytes, as: UTF8.self)
+}
+
+extension FileSnapshot {
+    /// Checks that `path` is a regular, readable file, as the encoder will
+    /// before sending, so a UI can name a bad file when it is staged.
+    public static func regularFile(path: String, field: String) throws(FormDataError) -> FileSnapshot {
+        try FileChecks.regularFile(path: path, field: field)
+    }
+}

@@ -1,0 +1,27 @@
+/// Settings of a ``Receiver``. Every knob is off by default; see ``Receiver`` for what each one does.
+public struct ReceiverConfiguration: Sendable {
+    /// Address to bind.
+    public var host: String = "127.0.0.1"
+    /// Port to bind; 0 picks a free ephemeral port (read it from ``Receiver/port`` after `start()`).
+    public var port: Int = 0
+    /// Saved files go here; created (with parents) when missing.
+    public var directory: String
+    /// The first N requests get 503 with `Retry-After`, after their body was read and discarded.
+    public var failFirst: Int = 0
+    /// Value of the `Retry-After` header sent with those 503 answers.
+    public var retryAfterSeconds: Int = 1
+    /// Added before every answer.
+    public var latency: Duration = .zero
+    /// Larger bodies get 413. A `Content-Length` above it is refused before a byte of the body is read.
+    public var maxBodySize: Int64? = nil
+    /// The first N requests have their TCP connection reset (no HTTP answer) ...
+    public var resetFirst: Int = 0
+    /// ... once this many body bytes were received (or at the end of a smaller body). 0 resets right after the headers.
+    public var resetAfterBodyBytes: Int64 = 0
+    /// Read request bodies at most this fast, in bytes per second; `nil` reads at full speed.
+    public var readBytesPerSecond: Int? = nil
+
+    public init(directory: String) {
+        self.directory = directory
+    }
+}

@@ -1,0 +1,3 @@
+extension ReceiverError: CustomStringConvertible {
+    var description: String { message }
+}

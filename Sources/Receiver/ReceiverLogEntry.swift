@@ -1,0 +1,56 @@
+/// One handled request, handed to the `log` closure of ``Receiver`` once its answer was written.
+public struct ReceiverLogEntry: Sendable {
+    public let method: String
+    /// URL path, without the query.
+    public let path: String
+    /// Status answered; 0 when the connection was reset or the client went away before an answer.
+    public let status: Int
+    public let bodyBytes: Int64
+    public let files: Int
+    public let fields: Int
+    public let duration: Duration
+    /// "127.0.0.1:54321" when known.
+    public let remoteAddress: String?
+
+    public init(
+        method: String, path: String, status: Int, bodyBytes: Int64, files: Int, fields: Int,
+        duration: Duration, remoteAddress: String?
+    ) {
+        self.method = method
+        self.path = path
+        self.status = status
+        self.bodyBytes = bodyBytes
+        self.files = files
+        self.fields = fields
+        self.duration = duration
+        self.remoteAddress = remoteAddress
+    }
+
+    /// One human-readable line, e.g. "POST /upload 200 2 files 1 field 20.3 KB 12 ms".
+    public var line: String {
+        var words = [method, path, status == 0 ? "reset" : String(status)]
+        if files > 0 { words.append("\(files) \(files == 1 ? "file" : "files")") }
+        if fields > 0 { words.append("\(fields) \(fields == 1 ? "field" : "fields")") }
+        words.append(Self.formatBytes(bodyBytes))
+        words.append("\(Self.milliseconds(duration)) ms")
+        return words.joined(separator: " ")
+    }
+
+    static func formatBytes(_ bytes: Int64) -> String {
+        if bytes < 1024 { return "\(bytes) B" }
+        var value = Double(bytes) / 1024
+        for unit in ["KB", "MB", "GB"] {
+            if value < 1024 || unit == "GB" {
+                let tenths = (value * 10).rounded() / 10
+                return "\(tenths) \(unit)"
+            }
+            value /= 1024
+        }
+        return "\(bytes) B"
+    }
+
+    static func milliseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
+    }
+}

@@ -1,0 +1,55 @@
+/// The per-request query knobs (`?status=`, `?reply=`, `?json=`, `?early=`, `?delay=`, `?stall=`).
+/// See ``Receiver`` for what each does.
+struct RequestKnobs: Equatable {
+    enum Reply: Equatable {
+        case invalidJSON
+        case text
+    }
+
+    var status: Int?
+    var reply: Reply?
+    var json: String?
+    var early = false
+    var delay: Duration?
+    var stall: Duration?
+
+    init() {}
+
+    /// Parses the raw (still percent-encoded) query; unknown parameters are ignored.
+    init(query: String?) throws(ReceiverError) {
+        guard let query, !query.isEmpty else { return }
+        // `+` stays a plus: JSON documents such as `1e+5` must survive.
+        for (name, value) in PercentDecoding.pairs(query, plusAsSpace: false) {
+            switch name {
+            case "status":
+                guard let code = Int(value), (200...599).contains(code) else {
+                    throw .badRequest("?status=\(value) is not a status code from 200 to 599")
+                }
+                status = code
+            case "reply":
+                switch value {
+                case "invalid-json": reply = .invalidJSON
+                case "text": reply = .text
+                default: throw .badRequest("?reply=\(value) is unknown; use reply=invalid-json or reply=text")
+                }
+            case "json":
+                json = value
+            case "early":
+                early = !["", "0", "false", "no"].contains(value)
+            case "delay":
+                delay = try Self.milliseconds(value, knob: name)
+            case "stall":
+                stall = try Self.milliseconds(value, knob: name)
+            default:
+                break
+            }
+        }
+    }
+
+    private static func milliseconds(_ value: String, knob: String) throws(ReceiverError) -> Duration {
+        guard let ms = Int(value), ms >= 0 else {
+            throw .badRequest("?\(knob)=\(value) is not a number of milliseconds")
+        }
+        return .milliseconds(ms)
+    }
+}

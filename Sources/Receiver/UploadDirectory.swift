@@ -1,0 +1,46 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The folder saved files go to. Creates each file with O_CREAT|O_EXCL, so two uploads of the same
+/// name, even at the same moment, get `photo.jpg` and `photo-1.jpg` and never overwrite each other.
+struct UploadDirectory: Sendable {
+    let path: String
+    static let maxSuffix = 10_000
+
+    /// Creates `path` and its parents when missing.
+    func create() throws(ReceiverError) {
+        var current = path.hasPrefix("/") ? "" : "."
+        for component in path.split(separator: "/") {
+            current += "/" + component
+            if mkdir(current, 0o755) != 0, errno != EEXIST {
+                throw .saveFailed("cannot create directory \(current): \(Self.describeErrno())")
+            }
+        }
+    }
+
+    /// Opens a new file named after the client's `filename` (sanitised, suffixed when taken).
+    func createFile(for filename: String?) throws(ReceiverError) -> UploadSink {
+        let name = FileNameSanitizer.sanitize(filename)
+        for n in 0..<Self.maxSuffix {
+            let candidate = FileNameSanitizer.numbered(name, n)
+            let fullPath = path + "/" + candidate
+            let fd = open(fullPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+            if fd >= 0 {
+                return UploadSink(fd: fd, path: fullPath, savedAs: candidate)
+            }
+            if errno != EEXIST {
+                throw .saveFailed("cannot create \(fullPath): \(Self.describeErrno())")
+            }
+        }
+        throw .saveFailed("cannot create \(name) in \(path): \(Self.maxSuffix) files of that name exist already")
+    }
+
+    static func describeErrno(_ code: Int32 = errno) -> String {
+        String(cString: strerror(code))
+    }
+}

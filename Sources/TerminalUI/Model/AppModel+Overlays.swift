@@ -1,0 +1,234 @@
+import UploadEngine
+
+extension AppModel {
+    mutating func handle(_ key: Key, in overlay: Overlay) -> [Effect] {
+        switch overlay {
+        case .help(let scroll):
+            switch key {
+            case .down, .character("j"): self.overlay = .help(scroll: scroll + 1)
+            case .up, .character("k"): self.overlay = .help(scroll: max(0, scroll - 1))
+            case .pageDown, .character(" "): self.overlay = .help(scroll: scroll + 10)
+            case .pageUp: self.overlay = .help(scroll: max(0, scroll - 10))
+            default: self.overlay = nil
+            }
+            return []
+        case .confirmQuit:
+            switch key {
+            case .character("y"), .character("Y"), .enter:
+                quitting = true
+                self.overlay = nil
+                return [.quit]
+            default:
+                self.overlay = nil
+                return []
+            }
+        case .editor(var form):
+            switch key {
+            case .escape:
+                self.overlay = nil
+            case .enter:
+                if let error = save(form) {
+                    form.error = error
+                    self.overlay = .editor(form)
+                } else {
+                    self.overlay = nil
+                }
+            default:
+                form.handle(key)
+                self.overlay = .editor(form)
+            }
+            return []
+        case .browser(var browser):
+            let effects = handle(key, in: &browser)
+            if case .browser = self.overlay { self.overlay = .browser(browser) }
+            return effects
+        }
+    }
+
+    // MARK: File browser
+
+    private mutating func handle(_ key: Key, in browser: inout FileBrowser) -> [Effect] {
+        if browser.isEditingGlob {
+            switch key {
+            case .enter, .escape: browser.isEditingGlob = false
+            default: _ = browser.glob.handle(key)
+            }
+            browser.cursor = min(browser.cursor, max(0, browser.visibleEntries.count - 1))
+            return []
+        }
+        let visible = browser.visibleEntries
+        let height = max(1, browserListHeight)
+        func open(_ path: String) -> [Effect] {
+            browser.directory = path
+            browser.entries = nil
+            browser.cursor = 0
+            browser.scroll = 0
+            return [.list(directory: path)]
+        }
+        switch key {
+        case .escape, .character("q"):
+            overlay = nil
+            return []
+        case .up, .character("k"): browser.cursor = max(0, browser.cursor - 1)
+        case .down, .character("j"): browser.cursor = min(max(0, visible.count - 1), browser.cursor + 1)
+        case .pageUp: browser.cursor = max(0, browser.cursor - height)
+        case .pageDown: browser.cursor = min(max(0, visible.count - 1), browser.cursor + height)
+        case .home, .character("g"): browser.cursor = 0
+        case .end, .character("G"): browser.cursor = max(0, visible.count - 1)
+        case .backspace, .left, .character("h"):
+            return open(FileBrowser.parent(of: browser.directory))
+        case .character("."):
+            browser.showHidden.toggle()
+            browser.cursor = min(browser.cursor, max(0, browser.visibleEntries.count - 1))
+        case .character("/"):
+            browser.isEditingGlob = true
+        case .character(" "):
+            guard let entry = visible[safe: browser.cursor], !entry.isDirectory else { break }
+            let path = browser.path(of: entry)
+            if let index = browser.marked.firstIndex(of: path) { browser.marked.remove(at: index) } else { browser.marked.append(path) }
+            browser.cursor = min(max(0, visible.count - 1), browser.cursor + 1)
+        case .character("*"):
+            let paths = visible.filter { !$0.isDirectory }.map(browser.path(of:))
+            let allMarked = paths.allSatisfy(browser.marked.contains)
+            browser.marked.removeAll(where: paths.contains)
+            if !allMarked { browser.marked += paths }
+        case .enter, .right, .character("l"):
+            guard let entry = visible[safe: browser.cursor] else { break }
+            if entry.isDirectory { return open(browser.path(of: entry)) }
+            if key != .enter { break }
+            let paths = browser.marked.isEmpty ? [browser.path(of: entry)] : browser.marked
+            overlay = nil
+            return [.stage(paths: paths)]
+        case .character("a"):
+            guard !browser.marked.isEmpty else { break }
+            overlay = nil
+            return [.stage(paths: browser.marked)]
+        default:
+            break
+        }
+        if browser.cursor < browser.scroll { browser.scroll = browser.cursor }
+        if browser.cursor >= browser.scroll + height { browser.scroll = browser.cursor - height + 1 }
+        return []
+    }
+
+    /// Rows of entries the browser overlay shows at this size.
+    var browserListHeight: Int { BrowserView.listHeight(for: size) }
+
+    // MARK: Editor forms
+
+    func entryForm(_ purpose: EditorForm.Purpose) -> EditorForm {
+        switch purpose {
+        case .newEntry(let kind):
+            return EditorForm(
+                purpose: purpose, title: kind == .field ? "Add a field" : "Add a header",
+                rows: [.init("Name", text: ""), .init("Value", text: "")])
+        case .editEntry(let index):
+            let entry = entries[index]
+            return EditorForm(
+                purpose: purpose, title: entry.kind == .field ? "Edit field" : "Edit header",
+                rows: [.init("Name", text: entry.name), .init("Value", text: entry.value)])
+        default:
+            return EditorForm(purpose: purpose, title: "", rows: [])
+        }
+    }
+
+    func fileForm(_ file: StagedFile) -> EditorForm {
+        EditorForm(
+            purpose: .editFile(id: file.id), title: "Edit " + file.baseName,
+            rows: [
+                .init("Field", text: file.fieldName),
+                .init("Filename", text: file.filename ?? "", hint: "empty: " + file.baseName),
+                .init("Type", text: file.contentType ?? "", hint: "empty: " + file.detectedType),
+            ])
+    }
+
+    func targetForm() -> EditorForm {
+        let methods = UploadRequest.Method.allCases
+        let kinds = Target.BodyKind.allCases
+        return EditorForm(
+            purpose: .target, title: "Target",
+            rows: [
+                .init("URL", text: target.url),
+                .init("Method", options: methods.map(\.rawValue), selected: methods.firstIndex(of: target.method) ?? 0, hint: "←/→"),
+                .init("Body", options: kinds.map(\.rawValue), selected: kinds.firstIndex(of: target.bodyKind) ?? 0, hint: "←/→"),
+                .init("Expect", text: target.expectations.map(\.text).joined(separator: ", "), hint: "key.path=value, e.g. RETCODE=0000"),
+                .init("Message", text: target.messagePath ?? "", hint: "key path of the server's message, e.g. RETMSG"),
+                .init("Retries", text: String(target.retries)),
+            ])
+    }
+
+    /// Applies a form; returns why it cannot be saved, if so.
+    private mutating func save(_ form: EditorForm) -> String? {
+        switch form.purpose {
+        case .newEntry, .editEntry:
+            let kind: FormEntry.Kind
+            switch form.purpose {
+            case .editEntry(let index): kind = entries[index].kind
+            case .newEntry(let newKind): kind = newKind
+            default: return nil
+            }
+            let name = form.value("Name").trimmingSpaces
+            let value = form.value("Value")
+            guard !name.isEmpty else { return "the name is empty" }
+            if kind == .header {
+                guard name.allSatisfy(\.isHeaderTokenCharacter) else { return "a header name is letters, digits and !#$%&'*+-.^_`|~ only" }
+                guard !value.contains(where: { $0 == "\r" || $0 == "\n" }) else { return "a header value cannot hold a line break" }
+            }
+            if case .editEntry(let index) = form.purpose {
+                let wasSecret = entries[index].isSecret
+                entries[index].name = name
+                entries[index].value = value
+                entries[index].isSecret = wasSecret || FormEntry.looksSecret(kind: kind, name: name)
+            } else {
+                entries.append(FormEntry(kind: kind, name: name, value: value))
+                cursor[.fields] = entries.count - 1
+                keepCursorVisible(.fields)
+            }
+        case .editFile(let id):
+            guard let index = files.firstIndex(where: { $0.id == id }) else { return nil }
+            let field = form.value("Field")
+            guard !field.isEmpty else { return "the field name is empty" }
+            let type = form.value("Type").trimmingSpaces
+            if !type.isEmpty, !type.contains("/") { return "a type looks like image/jpeg" }
+            files[index].fieldName = field
+            files[index].filename = form.value("Filename").isEmpty ? nil : form.value("Filename")
+            files[index].contentType = type.isEmpty ? nil : type
+        case .target:
+            let url = form.value("URL").trimmingSpaces
+            do { _ = try UploadEngine.validate(url: url) } catch { return error.description }
+            var expectations: [SuccessRule.Expectation] = []
+            for item in form.value("Expect").split(separator: ",") where !item.trimmingSpaces.isEmpty {
+                guard let expectation = SuccessRule.Expectation(parsing: item.trimmingSpaces) else {
+                    return "bad expectation \(String(reflecting: item.trimmingSpaces)): expected key.path=value"
+                }
+                expectations.append(expectation)
+            }
+            guard let retries = Int(form.value("Retries").trimmingSpaces), (0...20).contains(retries) else {
+                return "retries is a number from 0 to 20"
+            }
+            target.url = url
+            target.method = UploadRequest.Method(rawValue: form.value("Method")) ?? .post
+            target.bodyKind = Target.BodyKind(rawValue: form.value("Body")) ?? .multipart
+            target.expectations = expectations
+            let message = form.value("Message").trimmingSpaces
+            target.messagePath = message.isEmpty ? nil : message
+            target.retries = retries
+        }
+        return nil
+    }
+}
+
+extension StringProtocol {
+    var trimmingSpaces: String {
+        String(drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
+    }
+}
+
+extension Character {
+    /// RFC 9110 token characters, which a header name must be made of.
+    var isHeaderTokenCharacter: Bool {
+        guard let ascii = asciiValue else { return false }
+        return (ascii >= 0x30 && ascii <= 0x39) || (ascii >= 0x41 && ascii <= 0x5A) || (ascii >= 0x61 && ascii <= 0x7A)
+            || "!#$%&'*+-.^_`|~".contains(self)
+    }
+}

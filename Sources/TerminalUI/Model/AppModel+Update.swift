@@ -1,0 +1,274 @@
+import UploadEngine
+
+extension AppModel {
+    /// The one place the model changes: a message in, the effects the app
+    /// must carry out back. Pure; tested with messages in and models out.
+    public mutating func update(_ message: Message) -> [Effect] {
+        switch message {
+        case .key(let key):
+            notice = nil
+            return handle(key)
+        case .resize(let newSize):
+            size = newSize
+            for pane in [Pane.files, .fields, .tasks] { keepCursorVisible(pane) }
+            return []
+        case .engine(let event):
+            apply(event)
+            return []
+        case .listed(let directory, let listing):
+            guard case .browser(var browser) = overlay, browser.directory == directory else { return [] }
+            browser.setListing(listing)
+            overlay = .browser(browser)
+            return []
+        case .listingFailed(let directory, let error):
+            guard case .browser(var browser) = overlay, browser.directory == directory else { return [] }
+            browser.entries = []
+            browser.error = error
+            overlay = .browser(browser)
+            return []
+        case .staged(let staged, let problems):
+            for file in staged { stage(file) }
+            if !problems.isEmpty {
+                notice = Notice(problems.joined(separator: "; "), isError: true)
+            } else if !staged.isEmpty {
+                notice = Notice("staged \(staged.count) file\(staged.count == 1 ? "" : "s")")
+            }
+            return []
+        case .uploadRefused(let reason):
+            notice = Notice(reason, isError: true)
+            return []
+        case .interrupted:
+            quitting = true
+            interrupted = true
+            return [.quit]
+        }
+    }
+
+    // MARK: Engine events
+
+    private mutating func apply(_ event: UploadEvent) {
+        switch event {
+        case .queueChanged(let status):
+            queue = status
+        case .added(let snapshot):
+            tasks.apply(snapshot)
+            if responseTask == nil, let selected = selectedTask { responseTask = selected.id }
+        case .stateChanged(let snapshot), .progress(let snapshot), .finished(let snapshot):
+            tasks.apply(snapshot)
+        }
+    }
+
+    // MARK: Keys
+
+    private mutating func handle(_ key: Key) -> [Effect] {
+        if let overlay { return handle(key, in: overlay) }
+        if filterInput != nil { return handleFilter(key) }
+        if case .click(let x, let y) = key { return click(x: x, y: y) }
+        switch key {
+        case .tab: focus = Pane(rawValue: (focus.rawValue + 1) % Pane.allCases.count)!
+        case .backTab: focus = Pane(rawValue: (focus.rawValue + Pane.allCases.count - 1) % Pane.allCases.count)!
+        case .character("1"), .character("2"), .character("3"), .character("4"):
+            if case .character(let c) = key, let n = c.wholeNumberValue { focus = Pane(rawValue: n - 1)! }
+        case .character("?"), .function(1): overlay = .help(scroll: 0)
+        case .character("q"), .control("c"): return requestQuit()
+        case .character("a"): return openBrowser()
+        case .character("f"): overlay = .editor(entryForm(.newEntry(.field)))
+        case .character("H"): overlay = .editor(entryForm(.newEntry(.header)))
+        case .character("t"): overlay = .editor(targetForm())
+        case .character("u"): return upload(oneRequest: oneRequest)
+        case .character("U"): return upload(oneRequest: false)
+        case .character("o"):
+            oneRequest.toggle()
+            notice = Notice(oneRequest ? "u sends all files in one request" : "u sends one task per file")
+        case .character("p"): return [queue.isPaused ? .resume : .pause]
+        case .character("+"), .character("="): return [.setConcurrency(min(64, queue.concurrency + 1))]
+        case .character("-"), .character("_"): return [.setConcurrency(max(1, queue.concurrency - 1))]
+        case .character("/"):
+            focus = .tasks
+            filterInput = TextInput(tasks.filter)
+        case .character("c"):
+            if let task = selectedTask, !task.state.isFinished { return [.cancel(task.id)] }
+        case .character("r"):
+            if let task = selectedTask, task.state.isFinished, task.state != .succeeded { return [.retry(task.id)] }
+        default:
+            return handlePaneKey(key)
+        }
+        return []
+    }
+
+    private mutating func handlePaneKey(_ key: Key) -> [Effect] {
+        if focus == .response {
+            let document = ResponseDocument(task: responseSnapshot, state: response)
+            response.handle(key, document: document, viewHeight: ScreenLayout(size: size).listHeight(.response))
+            return []
+        }
+        if moveCursor(key) { return [] }
+        switch (focus, key) {
+        case (.files, .character(" ")):
+            let i = cursor(.files)
+            guard i < files.count else { break }
+            files[i].marked.toggle()
+            _ = moveCursor(.down)
+        case (.files, .character("e")), (.files, .enter):
+            if let file = files[safe: cursor(.files)] { overlay = .editor(fileForm(file)) }
+        case (.files, .character("d")), (.files, .delete):
+            if cursor(.files) < files.count { files.remove(at: cursor(.files)) }
+            clampCursor(.files)
+        case (.fields, .character("e")), (.fields, .enter):
+            if entries.indices.contains(cursor(.fields)) { overlay = .editor(entryForm(.editEntry(index: cursor(.fields)))) }
+        case (.fields, .character("d")), (.fields, .delete):
+            if entries.indices.contains(cursor(.fields)) { entries.remove(at: cursor(.fields)) }
+            clampCursor(.fields)
+        case (.fields, .character("s")):
+            if entries.indices.contains(cursor(.fields)) { entries[cursor(.fields)].isSecret.toggle() }
+        case (.tasks, .enter):
+            focus = .response
+        case (.tasks, .character("d")), (.tasks, .delete):
+            if let task = selectedTask {
+                if task.state.isFinished {
+                    tasks.remove(task.id)
+                    clampCursor(.tasks)
+                    followSelection()
+                } else {
+                    notice = Notice("the task is still running: press c to cancel it first", isError: true)
+                }
+            }
+        default:
+            break
+        }
+        return []
+    }
+
+    // MARK: Lists
+
+    func itemCount(_ pane: Pane) -> Int {
+        switch pane {
+        case .files: return files.count
+        case .fields: return entries.count
+        case .tasks: return tasks.visible.count
+        case .response: return 0
+        }
+    }
+
+    /// Up/Down/j/k, PgUp/PgDn, g/G and Home/End in the focused list.
+    private mutating func moveCursor(_ key: Key) -> Bool {
+        let count = itemCount(focus)
+        let page = ScreenLayout(size: size).listHeight(focus)
+        let current = cursor(focus)
+        let target: Int
+        switch key {
+        case .up, .character("k"): target = current - 1
+        case .down, .character("j"): target = current + 1
+        case .pageUp, .control("b"): target = current - page
+        case .pageDown, .control("f"): target = current + page
+        case .home, .character("g"): target = 0
+        case .end, .character("G"): target = count - 1
+        case .wheel(let up, _, _): target = current + (up ? -3 : 3)
+        default: return false
+        }
+        cursor[focus] = max(0, min(count - 1, target))
+        keepCursorVisible(focus)
+        if focus == .tasks { followSelection() }
+        return true
+    }
+
+    mutating func clampCursor(_ pane: Pane) {
+        cursor[pane] = max(0, min(itemCount(pane) - 1, cursor(pane)))
+        keepCursorVisible(pane)
+    }
+
+    /// Scrolls only as far as needed, so the list does not jump.
+    mutating func keepCursorVisible(_ pane: Pane) {
+        let height = ScreenLayout(size: size).listHeight(pane)
+        let c = cursor(pane)
+        var top = scroll[pane, default: 0]
+        if c < top { top = c }
+        if c >= top + height { top = c - height + 1 }
+        scroll[pane] = max(0, min(top, max(0, itemCount(pane) - height)))
+    }
+
+    private mutating func followSelection() {
+        let id = selectedTask?.id
+        if id != responseTask {
+            responseTask = id
+            response = ResponseViewState()
+        }
+    }
+
+    var responseSnapshot: TaskSnapshot? { responseTask.flatMap { tasks[$0] } }
+
+    // MARK: Mouse
+
+    private mutating func click(x: Int, y: Int) -> [Effect] {
+        let layout = ScreenLayout(size: size)
+        guard let pane = Pane.allCases.first(where: { layout.rect($0).contains(x: x, y: y) }) else { return [] }
+        focus = pane
+        if pane == .response {
+            let lines = ResponseDocument(task: responseSnapshot, state: response).lines.count
+            response.select(row: y - layout.rect(pane).y - 1, lineCount: lines, viewHeight: layout.listHeight(.response))
+            return []
+        }
+        let row = (y - layout.rect(pane).y - 1) / layout.rowsPerItem(pane) + scroll[pane, default: 0]
+        if pane != .response, row >= scroll[pane, default: 0], row < itemCount(pane) {
+            cursor[pane] = row
+            if pane == .tasks { followSelection() }
+        }
+        return []
+    }
+
+    // MARK: Filter
+
+    private mutating func handleFilter(_ key: Key) -> [Effect] {
+        guard var input = filterInput else { return [] }
+        switch key {
+        case .enter:
+            filterInput = nil
+        case .escape:
+            filterInput = nil
+            tasks.setFilter("")
+        default:
+            _ = input.handle(key)
+            filterInput = input
+            tasks.setFilter(input.text)
+        }
+        clampCursor(.tasks)
+        followSelection()
+        return []
+    }
+
+    // MARK: Upload and quit
+
+    private mutating func upload(oneRequest: Bool) -> [Effect] {
+        let marked = files.filter(\.marked)
+        let chosen = marked.isEmpty ? files : marked
+        do {
+            let requests = try target.requests(files: target.bodyKind.usesFiles ? chosen : [], entries: entries, oneRequest: oneRequest)
+            for i in files.indices { files[i].marked = false }
+            notice = Notice("queued \(requests.count) task\(requests.count == 1 ? "" : "s") → \(target.method.rawValue) \(Secrets.displayURL(target.url))")
+            return [.upload(requests)]
+        } catch {
+            notice = Notice(error.description, isError: true)
+            return []
+        }
+    }
+
+    private mutating func requestQuit() -> [Effect] {
+        let running = tasks.unfinishedCount
+        if running > 0 {
+            overlay = .confirmQuit(running: running)
+            return []
+        }
+        quitting = true
+        return [.quit]
+    }
+
+    private mutating func openBrowser() -> [Effect] {
+        let browser = FileBrowser(directory: startDirectory)
+        overlay = .browser(browser)
+        return [.list(directory: browser.directory)]
+    }
+}
+
+extension Array {
+    subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
+}

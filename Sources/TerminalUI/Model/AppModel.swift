@@ -1,0 +1,89 @@
+import UploadEngine
+
+/// The panes, in Tab order.
+public enum Pane: Int, Sendable, Hashable, CaseIterable {
+    case files, fields, tasks, response
+
+    public var title: String {
+        switch self {
+        case .files: return "Files"
+        case .fields: return "Fields & headers"
+        case .tasks: return "Tasks"
+        case .response: return "Response"
+        }
+    }
+}
+
+/// What covers the panes, if anything.
+public enum Overlay: Sendable, Hashable {
+    case help(scroll: Int)
+    case browser(FileBrowser)
+    case editor(EditorForm)
+    /// `q` while uploads run: quit and cancel them?
+    case confirmQuit(running: Int)
+}
+
+/// A one-line message in the bottom bar until the next key.
+public struct Notice: Sendable, Hashable {
+    public var text: String
+    public var isError: Bool
+
+    public init(_ text: String, isError: Bool = false) {
+        self.text = text
+        self.isError = isError
+    }
+}
+
+/// Everything the screen shows, and nothing else: the single model of the
+/// Elm architecture. Changed only by `update`.
+public struct AppModel: Sendable {
+    public var size: Size
+    public var target: Target
+    public var profile: String?
+    public var files: [StagedFile] = []
+    public var entries: [FormEntry] = []
+    public var tasks = TaskList()
+    public var queue = QueueStatus(isPaused: false, concurrency: 4, running: 0, queued: 0)
+    public var focus: Pane = .files
+    /// Cursor and first visible row of the list panes.
+    public var cursor: [Pane: Int] = [:]
+    public var scroll: [Pane: Int] = [:]
+    public var response = ResponseViewState()
+    /// The task the Response pane shows (follows the Tasks cursor).
+    public var responseTask: TaskID?
+    public var overlay: Overlay?
+    /// The `/` filter while it is typed.
+    public var filterInput: TextInput?
+    /// `u` sends every file in one request (true) or one task per file.
+    public var oneRequest = false
+    public var notice: Notice?
+    /// The directory the file browser opens in first.
+    public var startDirectory: String
+    public var quitting = false
+    /// Quit because of SIGINT, SIGTERM or SIGHUP.
+    public var interrupted = false
+    private var nextFileID = 1
+
+    public init(size: Size, target: Target, profile: String? = nil, startDirectory: String) {
+        self.size = size
+        self.target = target
+        self.profile = profile
+        self.startDirectory = startDirectory
+    }
+
+    public func cursor(_ pane: Pane) -> Int { cursor[pane, default: 0] }
+
+    /// The task under the Tasks cursor.
+    public var selectedTask: TaskSnapshot? {
+        let visible = tasks.visible
+        let index = cursor(.tasks)
+        return index < visible.count ? tasks[visible[index]] : nil
+    }
+
+    mutating func stage(_ file: StagedFile) {
+        var file = file
+        file.id = nextFileID
+        nextFileID += 1
+        files.append(file)
+    }
+}

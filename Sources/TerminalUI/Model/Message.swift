@@ -1,0 +1,34 @@
+import UploadEngine
+
+/// What can happen to the model: input, engine events, and the answers to
+/// effects the app carried out.
+public enum Message: Sendable {
+    case key(Key)
+    case resize(Size)
+    case engine(UploadEvent)
+    /// A directory was read for the file browser.
+    case listed(directory: String, entries: [DirectoryEntry])
+    case listingFailed(directory: String, error: String)
+    /// Files were checked (stat) and can be staged; `problems` name those that cannot.
+    case staged([StagedFile], problems: [String])
+    /// The engine refused a request before sending it.
+    case uploadRefused(String)
+    /// SIGINT, SIGTERM or SIGHUP.
+    case interrupted
+}
+
+/// What `update` asks the app to do. The model never does I/O itself.
+public enum Effect: Sendable, Hashable {
+    case upload([UploadRequest])
+    case cancel(TaskID)
+    case retry(TaskID)
+    case pause
+    case resume
+    case setConcurrency(Int)
+    /// Read a directory for the browser; answer with `.listed` or `.listingFailed`.
+    case list(directory: String)
+    /// Check these paths and answer with `.staged`.
+    case stage(paths: [String])
+    /// Cancel every unfinished task and end the program.
+    case quit
+}

@@ -1,0 +1,96 @@
+import UploadEngine
+
+/// The tasks the UI knows, in the order they were added, with a filter.
+/// Snapshots come from engine events; a later snapshot replaces an earlier one.
+public struct TaskList: Sendable {
+    public private(set) var order: [TaskID] = []
+    public private(set) var byID: [TaskID: TaskSnapshot] = [:]
+    /// The `/` filter: a case-insensitive substring of the name, or a state word.
+    public private(set) var filter = ""
+    /// Ids shown, in order: all tasks, or those matching the filter.
+    public private(set) var visible: [TaskID] = []
+    private var visibleSet: Set<TaskID> = []
+
+    public init() {}
+
+    public var count: Int { order.count }
+    public subscript(id: TaskID) -> TaskSnapshot? { byID[id] }
+
+    public mutating func apply(_ snapshot: TaskSnapshot) {
+        let old = byID.updateValue(snapshot, forKey: snapshot.id)
+        if let old { totals.subtract(old) }
+        totals.add(snapshot)
+        let isNew = old == nil
+        if isNew {
+            order.append(snapshot.id)
+            if matches(snapshot) {
+                visible.append(snapshot.id)
+                visibleSet.insert(snapshot.id)
+            }
+        } else if matches(snapshot) != visibleSet.contains(snapshot.id) {
+            refilter()  // only when a state change moved it across the filter
+        }
+    }
+
+    public mutating func remove(_ id: TaskID) {
+        guard let old = byID.removeValue(forKey: id) else { return }
+        totals.subtract(old)
+        order.removeAll { $0 == id }
+        if visibleSet.remove(id) != nil { visible.removeAll { $0 == id } }
+    }
+
+    public mutating func setFilter(_ text: String) {
+        filter = text
+        refilter()
+    }
+
+    private mutating func refilter() {
+        visible = filter.isEmpty ? order : order.filter { byID[$0].map(matches) ?? false }
+        visibleSet = Set(visible)
+    }
+
+    private func matches(_ task: TaskSnapshot) -> Bool {
+        guard !filter.isEmpty else { return true }
+        let needle = filter.lowercased()
+        return task.request.displayName.lowercased().contains(needle) || task.state.name.hasPrefix(needle)
+    }
+
+    /// Sums over every task (not just the visible ones), for the totals line.
+    public struct Totals: Sendable, Hashable {
+        public var count = 0, running = 0, waiting = 0, succeeded = 0, failed = 0, cancelled = 0
+        public var bytesSent: Int64 = 0
+        public var totalBytes: Int64 = 0
+        public var bytesPerSecond: Double = 0
+        /// Unfinished tasks that do not know their size; with any, no ETA can be given.
+        public var unknownSizes = 0
+        public var sizesKnown: Bool { unknownSizes == 0 }
+
+        mutating func add(_ task: TaskSnapshot) { count(task, sign: 1) }
+        mutating func subtract(_ task: TaskSnapshot) { count(task, sign: -1) }
+
+        private mutating func count(_ task: TaskSnapshot, sign: Int) {
+            count += sign
+            switch task.state {
+            case .sending, .awaitingResponse: running += sign
+            case .succeeded: succeeded += sign
+            case .failed: failed += sign
+            case .cancelled: cancelled += sign
+            case .queued, .waitingForDependency, .waitingToRetry: waiting += sign
+            }
+            if case .cancelled = task.state { return }
+            bytesSent += Int64(sign) * task.progress.bytesSent
+            if let total = task.progress.totalBytes {
+                totalBytes += Int64(sign) * total
+            } else if !task.state.isFinished {
+                unknownSizes += sign
+            }
+            if task.state.isRunning { bytesPerSecond += Double(sign) * task.progress.bytesPerSecond }
+        }
+    }
+
+    /// Kept up to date by `apply` and `remove`, so a frame never sums 1,000 tasks.
+    public private(set) var totals = Totals()
+
+    /// Tasks still to finish (running or waiting).
+    public var unfinishedCount: Int { totals.running + totals.waiting }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import UploadEngine
+
+/// Where messages from other threads (engine events, finished file reads)
+/// wait for the UI loop. It keeps only the latest progress per task, so a
+/// slow frame never builds a backlog, and calls `wake` once per batch:
+/// when the first message arrives in an empty box.
+public final class Mailbox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var messages: [Message] = []
+    /// Index in `messages` of each task's pending progress event.
+    private var pendingProgress: [TaskID: Int] = [:]
+    private var wake: @Sendable () -> Void = {}
+
+    public init() {}
+
+    public func setWake(_ wake: @escaping @Sendable () -> Void) {
+        lock.withLock { self.wake = wake }
+    }
+
+    public func post(_ message: Message) {
+        let wakeNow: (@Sendable () -> Void)? = lock.withLock {
+            let wasEmpty = messages.isEmpty
+            if case .engine(.progress(let snapshot)) = message, let index = pendingProgress[snapshot.id] {
+                messages[index] = message
+                return nil
+            }
+            if case .engine(let event) = message, let snapshot = event.snapshot {
+                if case .progress = event {
+                    pendingProgress[snapshot.id] = messages.count
+                } else {
+                    // A later state must not be overtaken by an earlier progress snapshot.
+                    pendingProgress[snapshot.id] = nil
+                }
+            }
+            messages.append(message)
+            return wasEmpty ? wake : nil
+        }
+        wakeNow?()
+    }
+
+    /// Everything posted since the last call, in order.
+    public func drain() -> [Message] {
+        lock.withLock {
+            defer {
+                messages.removeAll(keepingCapacity: true)
+                pendingProgress.removeAll(keepingCapacity: true)
+            }
+            return messages
+        }
+    }
+}
+
+extension Mailbox: UploadEventMonitor {
+    /// Events are posted straight from the engine's queue; the mailbox's lock is all the handoff needs.
+    public var queue: DispatchQueue { Mailbox.deliveryQueue }
+    private static let deliveryQueue = DispatchQueue(label: "hoist.ui.mailbox")
+
+    public func handle(_ event: UploadEvent) {
+        post(.engine(event))
+    }
+}

@@ -1,0 +1,203 @@
+import FormData
+import UploadEngine
+
+/// What the Response pane shows for a task, as styled lines: the status
+/// line, a failure banner, the headers (when shown) and the body as a JSON
+/// tree or as raw text. Pure: a snapshot and a view state in, lines out.
+/// Collapsed subtrees are skipped, so a large document costs only what is
+/// expanded.
+public struct ResponseDocument: Sendable {
+    /// A run of text in one style. Text never holds control characters.
+    public struct Span: Sendable, Hashable {
+        public var text: String
+        public var style: Style
+
+        public init(_ text: String, _ style: Style = .plain) {
+            self.text = text
+            self.style = style
+        }
+    }
+
+    /// One line of the pane.
+    public struct Line: Sendable, Hashable {
+        public var spans: [Span]
+        /// The JSON node on this line ("$", "$.data", "$.files[0]",
+        /// `$["a.b"]`), for lines of the tree; nil for other lines.
+        public var path: String?
+        /// A non-empty object or array, which can be expanded and collapsed.
+        public var isContainer: Bool
+        /// A container whose children are hidden.
+        public var isCollapsed: Bool
+        /// The index of the line of the node that contains this one.
+        public var parent: Int?
+
+        public init(spans: [Span], path: String? = nil, isContainer: Bool = false, isCollapsed: Bool = false, parent: Int? = nil) {
+            self.spans = spans
+            self.path = path
+            self.isContainer = isContainer
+            self.isCollapsed = isCollapsed
+            self.parent = parent
+        }
+
+        /// The line as plain text.
+        public var text: String { spans.map(\.text).joined() }
+    }
+
+    /// The task shown (kept so state changes can rebuild the document).
+    public let task: TaskSnapshot?
+    public private(set) var lines: [Line] = []
+    /// The index of the first body line; `lines.count` when there is no body.
+    public private(set) var bodyStart = 0
+
+    public init(task: TaskSnapshot?, state: ResponseViewState) {
+        self.task = task
+        guard let task else {
+            lines = [Self.note("no task selected")]
+            bodyStart = lines.count
+            return
+        }
+        guard let response = task.response else {
+            lines = Self.noResponse(task)
+            bodyStart = lines.count
+            return
+        }
+        lines.append(Self.statusLine(response))
+        if let failure = task.failure { lines += Self.banner(failure) }
+        if state.showHeaders {
+            lines += Self.headerLines(response.headers)
+            lines.append(Line(spans: []))
+        }
+        bodyStart = lines.count
+        appendBody(response, state: state)
+    }
+
+    /// The index of the line showing `path`, if it is visible.
+    public func index(ofPath path: String) -> Int? {
+        lines[bodyStart...].firstIndex { $0.path == path }
+    }
+
+    // MARK: - Sections
+
+    static func note(_ text: String) -> Line {
+        Line(spans: [Span(text, Style.plain.dimmed)])
+    }
+
+    static func noResponse(_ task: TaskSnapshot) -> [Line] {
+        switch task.state {
+        case .failed(let failure):
+            let lines = ResponseText.lines(failure.description)
+            return lines.enumerated().map { index, text in
+                Line(spans: [Span((index == 0 ? "✘ " : "  ") + text, Style.fg(.red))])
+            }
+        case .queued: return [note("no response yet (queued)")]
+        case .waitingForDependency(let id): return [note("no response yet (waiting for \(id))")]
+        case .sending: return [note("no response yet (sending)")]
+        case .awaitingResponse: return [note("no response yet (awaiting response)")]
+        case .waitingToRetry: return [note("no response yet (retry pending)")]
+        case .succeeded: return [note("no response")]
+        case .cancelled(let reason): return [note("no response (cancelled: \(ResponseText.displayable(reason)))")]
+        }
+    }
+
+    /// Green for 2xx, yellow for 3xx, red from 400; other statuses plain.
+    static func statusStyle(_ status: Int) -> Style {
+        switch status {
+        case 200..<300: return Style.fg(.green).bolded
+        case 300..<400: return Style.fg(.yellow).bolded
+        case 400...: return Style.fg(.red).bolded
+        default: return Style.plain.bolded
+        }
+    }
+
+    /// `HTTP 200 OK · 12 ms · 1.21 KiB · application/json (truncated at 8.00 MiB)`
+    static func statusLine(_ response: UploadResponse) -> Line {
+        let reason = HTTPStatusText.reason(response.status)
+        var spans = [Span("HTTP \(response.status)" + (reason.isEmpty ? "" : " " + reason), statusStyle(response.status))]
+        var details = [ResponseText.elapsed(response.elapsed), Format.bytes(response.bodyBytesReceived)]
+        if let type = response.header("content-type")?.split(separator: ";").first {
+            let trimmed = ResponseText.displayable(ResponseText.trimmed(type))
+            if !trimmed.isEmpty { details.append(trimmed) }
+        }
+        spans.append(Span(details.map { " · " + $0 }.joined()))
+        if response.isTruncated {
+            spans.append(Span(" (truncated at \(Format.bytes(Int64(response.body.count))))", Style.fg(.yellow)))
+        }
+        return Line(spans: spans)
+    }
+
+    /// Why a task with a response failed, bold red; the server's own message
+    /// (e.g. RETMSG) gets the first line to itself.
+    static func banner(_ failure: UploadFailure) -> [Line] {
+        let strong = Style.fg(.red).bolded
+        let detail: String?
+        switch failure {
+        case let .expectationFailed(path, expected, actual, _, reason):
+            let want = ResponseText.quoted(expected)
+            if let reason {
+                detail = "\(path): expected \(want), but \(reason)"
+            } else if let actual {
+                detail = "\(path) = \(ResponseText.quoted(actual)), expected \(want)"
+            } else {
+                detail = "\(path) missing, expected \(want)"
+            }
+        case .httpStatus:
+            // The status line already says it; only the server's message is news.
+            detail = nil
+        default:
+            detail = failure.description
+        }
+        var lines: [Line] = []
+        if let message = failure.serverMessage, !message.isEmpty {
+            for (index, text) in ResponseText.lines(message).enumerated() {
+                lines.append(Line(spans: [Span((index == 0 ? "✘ " : "  ") + text, strong)]))
+            }
+            if let detail { lines.append(Line(spans: [Span("  " + ResponseText.displayable(detail), Style.fg(.red))])) }
+        } else if let detail {
+            lines.append(Line(spans: [Span("✘ " + ResponseText.displayable(detail), strong)]))
+        }
+        return lines
+    }
+
+    static func headerLines(_ headers: [HeaderField]) -> [Line] {
+        guard !headers.isEmpty else { return [note("(no headers)")] }
+        return headers.map { field in
+            Line(spans: [
+                Span(ResponseText.displayable(field.name), Style.fg(.cyan)),
+                Span(": " + ResponseText.displayable(field.value)),
+            ])
+        }
+    }
+
+    // MARK: - Body
+
+    private mutating func appendBody(_ response: UploadResponse, state: ResponseViewState) {
+        switch response.content {
+        case .empty:
+            lines.append(Self.note("(empty body)"))
+        case .json(let value):
+            switch state.mode {
+            case .tree:
+                var builder = JSONTreeBuilder(collapsed: state.collapsed, lines: lines)
+                builder.add(value, label: .root, path: JSONNodePath.root, depth: 0, parent: nil)
+                lines = builder.lines
+            case .raw where state.pretty:
+                var printer = JSONPrettyPrinter(lines: lines)
+                printer.print(value)
+                lines = printer.lines
+            case .raw:
+                appendText(String(decoding: response.body, as: UTF8.self))
+            }
+        case let .invalidJSON(text, error):
+            lines.append(Self.note("invalid JSON: " + ResponseText.displayable(error)))
+            appendText(text)
+        case .text(let text):
+            appendText(text)
+        case .binary(let summary):
+            lines.append(Self.note("(" + ResponseText.displayable(summary) + ")"))
+        }
+    }
+
+    private mutating func appendText(_ text: String) {
+        lines += ResponseText.lines(text).map { Line(spans: [Span($0)]) }
+    }
+}

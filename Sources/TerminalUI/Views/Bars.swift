@@ -1,0 +1,66 @@
+import UploadEngine
+
+/// The top bar (target and queue) and the bottom line (key hints or a notice).
+enum Bars {
+    static func top(_ model: AppModel, into grid: inout Grid, in rect: Rect) {
+        let bar = Style(reverse: true)
+        grid.fill(rect, style: bar)
+        var x = rect.x
+        x += grid.put(" Hoist ", x: x, y: rect.y, style: bar.bolded, clip: rect)
+        let queue = model.queue
+        let state = queue.isPaused ? "■ paused" : "▶ running"
+        let queueText = " \(state) \(model.tasks.totals.running)/\(queue.concurrency) "
+        let mode = model.target.bodyKind == .multipart ? (model.oneRequest ? "one request" : "task per file") : ""
+        // Below 100 columns the URL matters more than the profile and mode.
+        let rightParts = rect.width < 100 ? [] : [model.profile.map { "profile \($0)" }, mode.isEmpty ? nil : mode].compactMap { $0 }
+        let info = rightParts.map { " \($0) │" }.joined()
+        let rightWidth = TextWidth.columns(of: info) + TextWidth.columns(of: queueText)
+        let target = "│ \(model.target.method.rawValue) \(Secrets.displayURL(model.target.url)) · \(model.target.bodyKind.rawValue) "
+        grid.put(target, x: x, y: rect.y, style: bar, maxWidth: max(0, rect.maxX - x - rightWidth - 1), clip: rect)
+        if rect.width - (x - rect.x) > rightWidth + 10 {
+            let queueStyle = queue.isPaused ? Style(foreground: .yellow, reverse: true).bolded : bar.bolded
+            let start = rect.maxX - rightWidth
+            let used = grid.put(info, x: start, y: rect.y, style: bar, clip: rect)
+            grid.put(queueText, x: start + used, y: rect.y, style: queueStyle, clip: rect)
+        }
+    }
+
+    static func bottom(_ model: AppModel, into grid: inout Grid, in rect: Rect) {
+        grid.fill(rect)
+        if let notice = model.notice {
+            let style = notice.isError ? Style.fg(.red).bolded : Style.fg(.green)
+            grid.put((notice.isError ? " ✘ " : " ✔ ") + notice.text, x: rect.x, y: rect.y, style: style, clip: rect)
+            return
+        }
+        var x = rect.x + 1
+        for (key, action) in hints(model) {
+            let width = TextWidth.columns(of: key) + TextWidth.columns(of: action) + 3
+            guard x + width <= rect.maxX else { break }
+            x += grid.put(key, x: x, y: rect.y, style: Style.fg(.cyan).bolded)
+            x += grid.put(" " + action + "  ", x: x, y: rect.y, style: Style.plain.dimmed)
+        }
+    }
+
+    /// The keys that matter where the user is, most useful first.
+    static func hints(_ model: AppModel) -> [(String, String)] {
+        switch model.overlay {
+        case .help: return [("any key", "close"), ("↑↓", "scroll")]
+        case .confirmQuit: return [("y", "quit and cancel uploads"), ("n", "stay")]
+        case .editor: return [("Enter", "save"), ("Esc", "cancel"), ("Tab", "next"), ("←→", "choose")]
+        case .browser(let browser):
+            if browser.isEditingGlob { return [("Enter", "apply filter"), ("Esc", "done")] }
+            return [("Enter", "open/stage"), ("Space", "mark"), ("*", "mark all"), ("a", "stage marked"), ("/", "glob"),
+                    (".", "hidden"), ("⌫", "up"), ("Esc", "close")]
+        case nil: break
+        }
+        if model.filterInput != nil { return [("Enter", "keep filter"), ("Esc", "clear filter")] }
+        let common = [("u", "upload"), ("U", "each"), ("p", model.queue.isPaused ? "resume" : "pause"), ("+/-", "slots"),
+                      ("t", "target"), ("Tab", "pane"), ("?", "help"), ("q", "quit")]
+        switch model.focus {
+        case .files: return [("a", "add"), ("Space", "mark"), ("e", "edit"), ("d", "delete"), ("o", "1 req/each")] + common
+        case .fields: return [("f", "field"), ("H", "header"), ("e", "edit"), ("d", "delete"), ("s", "secret")] + common
+        case .tasks: return [("c", "cancel"), ("r", "retry"), ("/", "filter"), ("Enter", "response"), ("d", "remove")] + common
+        case .response: return [("↑↓", "move"), ("←→", "fold"), ("Enter", "toggle"), ("E/C", "all"), ("i", "headers"), ("w", "raw"), ("P", "pretty")] + common
+        }
+    }
+}

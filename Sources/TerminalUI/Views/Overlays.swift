@@ -1,0 +1,172 @@
+/// Dialogs drawn over the panes: help, file browser, editor, quit confirmation.
+enum HelpView {
+    static let sections: [(String, [(String, String)])] = [
+        ("Moving", [
+            ("Tab / Shift-Tab", "next / previous pane"), ("1 2 3 4", "Files, Fields, Tasks, Response"),
+            ("↑↓ or j k", "move in a list"), ("PgUp PgDn", "a page up or down"), ("g / G", "first / last"),
+            ("mouse", "click to focus and select; wheel scrolls"),
+        ]),
+        ("Staging", [
+            ("a", "add files (file browser)"), ("Space", "mark a file; u sends marked files only"),
+            ("e or Enter", "edit: field name, filename, type / field or header"), ("d or Del", "delete the selected row"),
+            ("f", "add a text field"), ("H", "add a request header"), ("s", "mask or unmask a field's value"),
+            ("t", "edit the target: URL, method, body kind, expectation, message path, retries"),
+        ]),
+        ("Uploading", [
+            ("u", "upload marked files, or all staged files"), ("o", "toggle: u sends one request, or one task per file"),
+            ("U", "upload each file as its own task"), ("c", "cancel the selected task"), ("r", "retry a failed or cancelled task"),
+            ("p", "pause or resume the queue"), ("+ / -", "more or fewer uploads at once"), ("/", "filter tasks by name or state"),
+            ("d", "remove a finished task from the list"),
+        ]),
+        ("Response", [
+            ("Enter (Tasks)", "show the selected task's response"), ("← → or h l", "collapse / expand a JSON node"),
+            ("Enter or Space", "toggle a node"), ("E / C", "expand all / collapse all"), ("i", "show or hide headers"),
+            ("w", "raw body or JSON tree"), ("P", "pretty-print the raw body"),
+        ]),
+        ("File browser", [
+            ("Enter or l", "open a directory, or stage the file (or the marked files)"), ("Space", "mark a file"),
+            ("*", "mark every file shown"), ("a", "stage the marked files"), ("/", "filter by glob, e.g. *.jpg"),
+            (".", "show hidden files"), ("⌫ or h", "parent directory"), ("Esc", "close"),
+        ]),
+        ("Leaving", [("?", "this help"), ("q or Ctrl-C", "quit (asks first while uploads run)")]),
+    ]
+
+    static var lines: [(String, String)] {
+        sections.flatMap { [("", ""), ($0.0, "")] + $0.1 }.dropFirst().map { $0 }
+    }
+
+    static func render(scroll: Int, into grid: inout Grid) {
+        let all = lines
+        let rect = grid.bounds.inset(1).centered(width: 96, height: all.count + 2)
+        Frame.dialog(&grid, rect, title: "Keys")
+        let inner = rect.inset(1)
+        let top = min(scroll, max(0, all.count - inner.height))
+        for row in 0..<inner.height {
+            guard top + row < all.count else { break }
+            let (key, text) = all[top + row]
+            let y = inner.y + row
+            if text.isEmpty {
+                grid.put(key, x: inner.x + 1, y: y, style: Style.fg(.yellow).bolded, clip: inner)
+            } else {
+                grid.put(key, x: inner.x + 3, y: y, style: Style.fg(.cyan).bolded, maxWidth: 18, clip: inner)
+                grid.put(text, x: inner.x + 22, y: y, clip: inner)
+            }
+        }
+        if all.count > inner.height {
+            grid.put(" \(top + inner.height)/\(all.count) ", x: rect.maxX - 10, y: rect.maxY - 1, style: Style.fg(.cyan), clip: rect)
+        }
+    }
+}
+
+enum BrowserView {
+    static func rect(for size: Size) -> Rect {
+        Rect(size: size).inset(1).centered(width: 100, height: 40)
+    }
+
+    /// Entry rows: the dialog less its frame, the path line and the glob line.
+    static func listHeight(for size: Size) -> Int {
+        max(1, rect(for: size).height - 4)
+    }
+
+    static func render(_ browser: FileBrowser, into grid: inout Grid) {
+        let rect = rect(for: grid.size)
+        Frame.dialog(&grid, rect, title: "Add files")
+        let inner = rect.inset(1)
+        guard inner.height >= 3 else { return }
+        grid.put(browser.directory, x: inner.x + 1, y: inner.y, style: Style.plain.bolded, clip: inner)
+        if !browser.marked.isEmpty {
+            let text = " \(browser.marked.count) marked "
+            grid.put(text, x: inner.maxX - TextWidth.columns(of: text), y: inner.y, style: Style.fg(.yellow).bolded, clip: inner)
+        }
+        let list = Rect(x: inner.x, y: inner.y + 1, width: inner.width, height: inner.height - 2)
+        let visible = browser.visibleEntries
+        if let error = browser.error {
+            grid.put("✘ " + error, x: list.x + 1, y: list.y, style: Style.fg(.red), clip: list)
+        } else if browser.entries == nil {
+            grid.put("reading…", x: list.x + 1, y: list.y, style: Style.plain.dimmed, clip: list)
+        }
+        for row in 0..<list.height {
+            let index = browser.scroll + row
+            guard index < visible.count else { break }
+            let entry = visible[index]
+            let y = list.y + row
+            let isMarked = !entry.isDirectory && browser.marked.contains(browser.path(of: entry))
+            var x = list.x + 1
+            x += grid.put(isMarked ? "● " : "  ", x: x, y: y, style: Style.fg(.yellow).bolded, clip: list)
+            let name = entry.isDirectory ? entry.name + "/" : entry.name
+            let style: Style = entry.isDirectory ? Style.fg(.blue).bolded : (entry.isHidden ? Style.plain.dimmed : .plain)
+            grid.put(name, x: x, y: y, style: style, maxWidth: list.width - 16, clip: list)
+            if !entry.isDirectory {
+                let size = Format.bytes(entry.size)
+                grid.put(size, x: list.maxX - 1 - TextWidth.columns(of: size), y: y, style: Style.plain.dimmed, clip: list)
+            }
+            if index == browser.cursor { ListPanes.highlight(&grid, list.row(row), focused: true) }
+        }
+        let globY = inner.maxY - 1
+        var x = inner.x + 1
+        x += grid.put("glob: ", x: x, y: globY, style: Style.plain.dimmed, clip: inner)
+        if browser.isEditingGlob {
+            drawInput(browser.glob, into: &grid, at: Rect(x: x, y: globY, width: 30, height: 1))
+        } else {
+            grid.put(browser.glob.text.isEmpty ? "(all files; / to set)" : browser.glob.text, x: x, y: globY,
+                     style: browser.glob.text.isEmpty ? Style.plain.dimmed : Style.fg(.yellow), clip: inner)
+        }
+        let hidden = browser.showHidden ? "hidden shown (.)" : "hidden not shown (.)"
+        grid.put(hidden, x: inner.maxX - 1 - TextWidth.columns(of: hidden), y: globY, style: Style.plain.dimmed, clip: inner)
+    }
+}
+
+/// A text input with its cursor drawn as a reversed cell.
+func drawInput(_ input: TextInput, into grid: inout Grid, at rect: Rect) {
+    let (text, cursor) = input.window(width: rect.width)
+    grid.fill(rect, style: Style.plain.underlined)
+    grid.put(text, x: rect.x, y: rect.y, style: Style.plain.underlined, clip: rect)
+    if rect.x + cursor < rect.maxX {
+        grid.restyle(Rect(x: rect.x + cursor, y: rect.y, width: 1, height: 1)) { $0.reverse = true }
+    }
+}
+
+enum EditorView {
+    static func render(_ form: EditorForm, into grid: inout Grid) {
+        let labelWidth = (form.rows.map { TextWidth.columns(of: $0.label) }.max() ?? 0) + 2
+        let rect = grid.bounds.inset(1).centered(width: 76, height: form.rows.count * 2 + 3)
+        Frame.dialog(&grid, rect, title: form.title)
+        let inner = rect.inset(1)
+        for (index, row) in form.rows.enumerated() {
+            let y = inner.y + index * 2
+            let focused = index == form.focus
+            grid.put(row.label, x: inner.x + 1, y: y, style: focused ? Style.fg(.cyan).bolded : .plain, clip: inner)
+            let field = Rect(x: inner.x + 1 + labelWidth, y: y, width: inner.width - labelWidth - 2, height: 1)
+            switch row.input {
+            case .text(let input):
+                if focused {
+                    drawInput(input, into: &grid, at: field)
+                } else {
+                    grid.put(input.text, x: field.x, y: y, clip: field)
+                }
+            case .choice(let options, let selected):
+                var x = field.x
+                for (i, option) in options.enumerated() {
+                    let style: Style = i == selected ? (focused ? Style(foreground: .cyan, reverse: true).bolded : Style.plain.bolded.reversed) : Style.plain.dimmed
+                    x += grid.put(" \(option) ", x: x, y: y, style: style, clip: field) + 1
+                }
+            }
+            if !row.hint.isEmpty {
+                grid.put(row.hint, x: field.x, y: y + 1, style: Style.plain.dimmed, clip: inner)
+            }
+        }
+        if let error = form.error {
+            grid.put("✘ " + error, x: inner.x + 1, y: inner.maxY - 1, style: Style.fg(.red).bolded, clip: inner)
+        }
+    }
+}
+
+enum ConfirmView {
+    static func render(running: Int, into grid: inout Grid) {
+        let rect = grid.bounds.centered(width: 52, height: 5)
+        Frame.dialog(&grid, rect, title: "Quit?")
+        let inner = rect.inset(1)
+        grid.put("\(running) upload\(running == 1 ? " is" : "s are") not finished.", x: inner.x + 1, y: inner.y, style: Style.fg(.yellow).bolded, clip: inner)
+        grid.put("Quit and cancel \(running == 1 ? "it" : "them")?  y / n", x: inner.x + 1, y: inner.y + 2, clip: inner)
+    }
+}

@@ -1,0 +1,33 @@
+/// The whole frame for a model: a pure function, tested as text.
+public enum Screen {
+    /// Draws into a blank grid, as the terminal loop makes one for each
+    /// frame; areas nothing is drawn in are left as they are.
+    public static func render(_ model: AppModel, into grid: inout Grid) {
+        guard grid.width >= 40, grid.height >= 12 else {
+            grid.put("Hoist needs at least 40×12; this terminal is \(grid.width)×\(grid.height).", x: 0, y: 0, style: Style.fg(.yellow))
+            return
+        }
+        let layout = ScreenLayout(size: grid.size)
+        Bars.top(model, into: &grid, in: layout.topBar)
+        ListPanes.files(model, into: &grid, in: layout.files)
+        ListPanes.fields(model, into: &grid, in: layout.fields)
+        TasksView.render(model, into: &grid, in: layout.tasks)
+        renderResponse(model, into: &grid, in: layout.response)
+        Bars.bottom(model, into: &grid, in: layout.hints)
+        switch model.overlay {
+        case .help(let scroll): HelpView.render(scroll: scroll, into: &grid)
+        case .browser(let browser): BrowserView.render(browser, into: &grid)
+        case .editor(let form): EditorView.render(form, into: &grid)
+        case .confirmQuit(let running): ConfirmView.render(running: running, into: &grid)
+        case nil: break
+        }
+    }
+
+    static func renderResponse(_ model: AppModel, into grid: inout Grid, in rect: Rect) {
+        let focused = model.focus == .response && model.overlay == nil
+        let task = model.responseSnapshot
+        Frame.draw(&grid, rect, title: task.map { "Response · " + $0.request.displayName } ?? Pane.response.title, focused: focused)
+        let document = ResponseDocument(task: task, state: model.response)
+        ResponseView.render(document, state: model.response, into: &grid, in: rect.inset(1), focused: focused)
+    }
+}

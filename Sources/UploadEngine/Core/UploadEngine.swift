@@ -1,0 +1,426 @@
+import Dispatch
+import FormData
+import Foundation
+import NIOCore
+
+/// Queues uploads and runs them over AsyncHTTPClient: a concurrency limit,
+/// priorities, dedupe, dependencies, pause/resume, cancel and retry.
+///
+/// One serial DispatchQueue owns all scheduling state; transport callbacks
+/// hop onto it, and events go out on each monitor's own queue.
+public final class UploadEngine: @unchecked Sendable {
+    public struct Configuration: Sendable {
+        public var concurrency: Int
+        /// Turns TLS certificate verification off.
+        public var insecure: Bool
+        /// Response bytes kept in memory per task; the rest is counted only.
+        public var responseBodyCap: Int
+        /// Where proxy settings come from (`http_proxy`, `https_proxy`, `no_proxy`).
+        public var environment: [String: String]
+        /// Send file parts with sendfile on plaintext HTTP/1.1. Off, every
+        /// byte is read on the thread pool, as over TLS.
+        public var sendfile: Bool
+
+        public init(
+            concurrency: Int = 4,
+            insecure: Bool = false,
+            responseBodyCap: Int = 8 << 20,
+            environment: [String: String] = ProcessInfo.processInfo.environment,
+            sendfile: Bool = true
+        ) {
+            self.sendfile = sendfile
+            self.concurrency = concurrency
+            self.insecure = insecure
+            self.responseBodyCap = responseBodyCap
+            self.environment = environment
+        }
+    }
+
+    private struct Record {
+        var snapshot: TaskSnapshot
+        var machine = UploadTaskStateMachine()
+        var sequence: Int
+        var identity: UploadRequest
+        var attempt: HTTPTransport.Attempt?
+        var retryTimer: DispatchWorkItem?
+        var meter = ProgressMeter()
+    }
+
+    private let queue = DispatchQueue(label: "hoist.upload-engine")
+    private let transport: HTTPTransport
+    private let monitors: [any UploadEventMonitor]
+    // State below is touched only on `queue`.
+    private var records: [TaskID: Record] = [:]
+    /// Indexes kept in step with the tasks' states by `transition`, so no
+    /// event scans every task (1,000 tasks must cost what 10 do).
+    private var index = SchedulerIndex()
+    private var nextID = 1
+    private var concurrency: Int
+    private var paused = false
+    private var waiters: [TaskID: [CheckedContinuation<TaskSnapshot?, Never>]] = [:]
+    private var idleWaiters: [CheckedContinuation<Void, Never>] = []
+
+    public init(configuration: Configuration = Configuration(), monitors: [any UploadEventMonitor] = []) {
+        self.concurrency = max(1, configuration.concurrency)
+        self.monitors = monitors
+        self.transport = HTTPTransport(
+            insecure: configuration.insecure,
+            responseBodyCap: configuration.responseBodyCap,
+            environment: configuration.environment,
+            sendfile: configuration.sendfile
+        )
+    }
+
+    // MARK: - Adding and controlling tasks
+
+    /// Queues an upload. The URL and every file are checked first, so bad
+    /// input throws here and nothing is sent. An identical upload that is
+    /// already queued or running is not added again: its id is returned.
+    ///
+    /// With `dependency`, the task starts only after that task succeeded, and
+    /// is cancelled if it fails or is cancelled.
+    @discardableResult
+    public func add(_ request: UploadRequest, priority: TaskPriority = .normal, after dependency: TaskID? = nil) throws(UploadFailure) -> TaskID {
+        _ = try HTTPTransport.validate(url: request.url)
+        let total: Int64?
+        do {
+            total = try request.body.encode().contentLength
+        } catch {
+            throw .input(error)
+        }
+        return queue.sync {
+            let identity = request.identity
+            if let existing = index.active[identity] {
+                return existing
+            }
+            let id = TaskID(nextID)
+            nextID += 1
+            let record = Record(
+                snapshot: TaskSnapshot(
+                    id: id, request: request, priority: priority, dependency: dependency, state: .queued,
+                    progress: UploadProgress(totalBytes: total), attempts: 0, response: nil, answeredEarly: false,
+                    addedAt: .now, startedAt: nil, finishedAt: nil),
+                sequence: id.rawValue,
+                identity: identity
+            )
+            records[id] = record
+            index.added(id, priority: priority, sequence: record.sequence, identity: identity)
+            emit(.added(record.snapshot))
+            if let dependency {
+                applyDependency(dependency, to: id)
+            }
+            pump()
+            return id
+        }
+    }
+
+    /// Checks a URL as `add` does: http or https, with a host.
+    @discardableResult
+    public static func validate(url: String) throws(UploadFailure) -> String {
+        _ = try HTTPTransport.validate(url: url)
+        return url
+    }
+
+    public var concurrencyLimit: Int {
+        get { queue.sync { concurrency } }
+        set {
+            queue.sync {
+                concurrency = max(1, newValue)
+                emitQueueStatus()
+                pump()
+            }
+        }
+    }
+
+    public var isPaused: Bool { queue.sync { paused } }
+
+    /// Stops starting new tasks; running ones go on.
+    public func pause() {
+        queue.sync {
+            paused = true
+            emitQueueStatus()
+        }
+    }
+
+    public func resume() {
+        queue.sync {
+            paused = false
+            emitQueueStatus()
+            pump()
+        }
+    }
+
+    /// Cancels a task that has not finished; a running one has its connection closed.
+    public func cancel(_ id: TaskID, reason: String = "cancelled by the user") {
+        queue.sync { cancelOnQueue(id, reason: reason) }
+    }
+
+    public func cancelAll(reason: String = "cancelled by the user") {
+        queue.sync {
+            for id in records.keys.sorted() { cancelOnQueue(id, reason: reason) }
+        }
+    }
+
+    /// Queues a failed or cancelled task again, as a new attempt.
+    public func retry(_ id: TaskID) {
+        queue.sync {
+            guard transition(id, .retryRequested) != nil else { return }
+            records[id]?.snapshot.finishedAt = nil
+            records[id]?.snapshot.answeredEarly = false
+            emit(.stateChanged(records[id]!.snapshot))
+            if let dependency = records[id]?.snapshot.dependency {
+                applyDependency(dependency, to: id)
+            }
+            pump()
+        }
+    }
+
+    // MARK: - Reading state
+
+    public func snapshot(_ id: TaskID) -> TaskSnapshot? {
+        queue.sync { records[id]?.snapshot }
+    }
+
+    /// All tasks, in the order they were added.
+    public func snapshots() -> [TaskSnapshot] {
+        queue.sync { records.values.sorted { $0.snapshot.id < $1.snapshot.id }.map(\.snapshot) }
+    }
+
+    public var status: QueueStatus { queue.sync { queueStatus() } }
+
+    /// Waits until the task has finished and returns its final snapshot.
+    public func result(of id: TaskID) async -> TaskSnapshot? {
+        await withCheckedContinuation { (continuation: CheckedContinuation<TaskSnapshot?, Never>) in
+            queue.async {
+                guard let record = self.records[id] else { return continuation.resume(returning: nil) }
+                if record.snapshot.state.isFinished { return continuation.resume(returning: record.snapshot) }
+                self.waiters[id, default: []].append(continuation)
+            }
+        }
+    }
+
+    /// Waits until every task has finished.
+    public func waitUntilIdle() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            queue.async {
+                if self.index.unfinished == 0 {
+                    continuation.resume()
+                } else {
+                    self.idleWaiters.append(continuation)
+                }
+            }
+        }
+    }
+
+    /// Cancels everything and closes the HTTP clients.
+    public func shutdown() async {
+        cancelAll(reason: "the engine shut down")
+        await waitUntilIdle()
+        await transport.shutdown()
+    }
+
+    // MARK: - Scheduling (on `queue`)
+
+    /// Applies an event to a task's state machine and keeps the indexes in step.
+    @discardableResult
+    private func transition(_ id: TaskID, _ event: UploadTaskStateMachine.Event) -> UploadTaskStateMachine.Action? {
+        guard var record = records[id] else { return nil }
+        let old = record.snapshot.state
+        guard let action = record.machine.handle(event) else { return nil }
+        record.snapshot.state = record.machine.state
+        records[id] = record
+        index.moved(id, from: old, to: record.snapshot.state, priority: record.snapshot.priority, sequence: record.sequence, identity: record.identity)
+        return action
+    }
+
+    private func pump() {
+        guard !paused else { return }
+        while index.running < concurrency, let id = index.nextQueued {
+            start(id)
+        }
+    }
+
+    private func start(_ id: TaskID) {
+        guard case .startAttempt(let number)? = transition(id, .start), var record = records[id] else { return }
+        let now = ContinuousClock.now
+        record.snapshot.attempts = number
+        record.snapshot.startedAt = record.snapshot.startedAt ?? now
+        record.snapshot.answeredEarly = false
+        record.snapshot.response = nil
+        record.snapshot.progress = UploadProgress(attempt: number, totalBytes: record.snapshot.progress.totalBytes)
+        record.meter.reset(at: now)
+        records[id] = record
+        emit(.stateChanged(record.snapshot))
+
+        let callbacks = HTTPTransport.Callbacks(
+            progress: { bytes in self.queue.async { self.progressed(id, attempt: number, bytes: bytes) } },
+            bodySent: { self.queue.async { self.phaseChanged(id, attempt: number, event: .bodySent) } },
+            responseStarted: { self.queue.async { self.phaseChanged(id, attempt: number, event: .responseStarted) } },
+            completed: { outcome in self.queue.async { self.completed(id, attempt: number, outcome: outcome) } }
+        )
+        let attempt = transport.start(record.snapshot.request, attempt: number, callbacks: callbacks)
+        records[id]?.attempt = attempt
+        if let length = attempt.contentLength.withLockedValue({ $0 }) {
+            records[id]?.snapshot.progress.totalBytes = length
+        }
+    }
+
+    private func isCurrent(_ id: TaskID, attempt: Int) -> Bool {
+        guard let record = records[id] else { return false }
+        return record.snapshot.attempts == attempt && record.snapshot.state.isRunning
+    }
+
+    private func progressed(_ id: TaskID, attempt: Int, bytes: Int64) {
+        guard isCurrent(id, attempt: attempt), var record = records[id] else { return }
+        updateProgress(&record, bytes: bytes)
+        records[id] = record
+        emit(.progress(record.snapshot))
+    }
+
+    private func updateProgress(_ record: inout Record, bytes: Int64) {
+        var progress = record.snapshot.progress
+        // Never backwards, never past the total.
+        var sent = max(progress.bytesSent, bytes)
+        if let total = progress.totalBytes { sent = min(sent, total) }
+        record.meter.record(bytes: sent, at: .now)
+        progress.bytesSent = sent
+        progress.bytesPerSecond = record.meter.bytesPerSecond
+        progress.eta = record.meter.eta(sent: sent, total: progress.totalBytes)
+        record.snapshot.progress = progress
+    }
+
+    private func phaseChanged(_ id: TaskID, attempt: Int, event: UploadTaskStateMachine.Event) {
+        guard isCurrent(id, attempt: attempt), transition(id, event) != nil else { return }
+        emit(.stateChanged(records[id]!.snapshot))
+    }
+
+    private func completed(_ id: TaskID, attempt: Int, outcome: HTTPTransport.Outcome) {
+        guard isCurrent(id, attempt: attempt), var record = records[id] else { return }
+        record.attempt = nil
+        updateProgress(&record, bytes: outcome.bytesSent)
+        record.snapshot.progress.eta = nil
+        // A response that overtook the last write's completion is not early: only missing bytes make it so.
+        let total = record.snapshot.progress.totalBytes
+        let early = outcome.answeredEarly && (total.map { outcome.bytesSent < $0 } ?? !outcome.requestFullySent)
+        record.snapshot.answeredEarly = early
+        let policy = record.snapshot.request.retry
+        let failure: UploadFailure?
+        switch outcome.result {
+        case .success(let response):
+            record.snapshot.response = response
+            if let verdict = record.snapshot.request.success.evaluate(status: response.status, json: response.json) {
+                failure = verdict
+            } else if early {
+                failure = .answeredEarly(status: response.status, sent: outcome.bytesSent, total: total)
+            } else {
+                failure = nil
+            }
+        case .failure(let error):
+            failure = error
+        }
+        let event: UploadTaskStateMachine.Event
+        if let failure {
+            // A stream (stdin, FIFO) was consumed by the first attempt and cannot be sent again.
+            let delay = record.snapshot.request.body.isReplayable
+                ? policy.delay(afterAttempt: attempt, failure: failure, retryAfter: outcome.retryAfter, jitter: Double.random(in: 0...1))
+                : nil
+            event = .attemptFailed(failure, retryIn: delay, now: .now)
+        } else {
+            event = .attemptSucceeded
+        }
+        records[id] = record
+        let action = transition(id, event)
+        switch action {
+        case .scheduleRetry(let delay)?:
+            records[id]?.snapshot.retryDelay = delay
+            emit(.stateChanged(records[id]!.snapshot))
+            scheduleRetry(id, after: delay)
+        case .finish?:
+            finished(id)
+        default:
+            break
+        }
+        pump()
+    }
+
+    private func scheduleRetry(_ id: TaskID, after delay: Duration) {
+        let work = DispatchWorkItem { [weak self] in
+            guard let self, self.transition(id, .retryDue) != nil else { return }
+            self.records[id]?.retryTimer = nil
+            self.emit(.stateChanged(self.records[id]!.snapshot))
+            self.pump()
+        }
+        records[id]?.retryTimer = work
+        queue.asyncAfter(deadline: .now() + .nanoseconds(Int(TimeAmount(delay).nanoseconds)), execute: work)
+    }
+
+    private func cancelOnQueue(_ id: TaskID, reason: String) {
+        guard let action = transition(id, .cancel(reason: reason)), var record = records[id] else { return }
+        record.retryTimer?.cancel()
+        record.retryTimer = nil
+        if action == .stopAttemptAndFinish { record.attempt?.cancel() }
+        record.attempt = nil
+        records[id] = record
+        finished(id)
+        pump()
+    }
+
+    /// Sets a task's dependency state from the dependency's current state.
+    private func applyDependency(_ dependency: TaskID, to id: TaskID) {
+        let event: UploadTaskStateMachine.Event?
+        switch records[dependency]?.snapshot.state {
+        case nil: event = .dependencyEnded(reason: "task \(dependency) does not exist")
+        case .succeeded?: event = nil
+        case .failed(let failure)?: event = .dependencyEnded(reason: "task \(dependency) failed: \(failure)")
+        case .cancelled(let reason)?: event = .dependencyEnded(reason: "task \(dependency) was cancelled (\(reason))")
+        default:
+            event = .dependencyPending(dependency)
+            index.dependents[dependency, default: []].append(id)
+        }
+        guard let event, let action = transition(id, event) else { return }
+        if action == .finish { finished(id) } else { emit(.stateChanged(records[id]!.snapshot)) }
+    }
+
+    private func finished(_ id: TaskID) {
+        guard var record = records[id] else { return }
+        record.snapshot.finishedAt = .now
+        records[id] = record
+        emit(.finished(record.snapshot))
+        for waiter in waiters.removeValue(forKey: id) ?? [] { waiter.resume(returning: record.snapshot) }
+        // Release or cancel the tasks that wait on this one.
+        let event: UploadTaskStateMachine.Event
+        switch record.snapshot.state {
+        case .succeeded: event = .dependencySucceeded
+        case .failed(let failure): event = .dependencyEnded(reason: "task \(id) failed: \(failure)")
+        default: event = .dependencyEnded(reason: "task \(id) was cancelled")
+        }
+        for child in index.dependents.removeValue(forKey: id) ?? [] where records[child]?.snapshot.state == .waitingForDependency(id) {
+            let action = transition(child, event)
+            if action == .finish { finished(child) } else { emit(.stateChanged(records[child]!.snapshot)) }
+        }
+        if index.unfinished == 0 {
+            let waiting = idleWaiters
+            idleWaiters = []
+            for waiter in waiting { waiter.resume() }
+        }
+    }
+
+    private func queueStatus() -> QueueStatus {
+        QueueStatus(
+            isPaused: paused,
+            concurrency: concurrency,
+            running: index.running,
+            queued: index.queuedCount
+        )
+    }
+
+    private func emitQueueStatus() {
+        emit(.queueChanged(queueStatus()))
+    }
+
+    private func emit(_ event: UploadEvent) {
+        for monitor in monitors {
+            monitor.queue.async { monitor.handle(event) }
+        }
+    }
+}

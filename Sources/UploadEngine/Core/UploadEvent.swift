@@ -1,0 +1,56 @@
+import Dispatch
+
+/// What the engine reports. Every event carries the task's full snapshot.
+public enum UploadEvent: Sendable {
+    case added(TaskSnapshot)
+    /// The state changed (started, body sent, waiting to retry, ...).
+    case stateChanged(TaskSnapshot)
+    /// Bytes moved: at most about 20 a second per task.
+    case progress(TaskSnapshot)
+    /// The task ended: succeeded, failed or cancelled. Always sent, last.
+    case finished(TaskSnapshot)
+    /// The queue was paused or resumed, or its concurrency changed.
+    case queueChanged(QueueStatus)
+
+    public var snapshot: TaskSnapshot? {
+        switch self {
+        case .added(let s), .stateChanged(let s), .progress(let s), .finished(let s): return s
+        case .queueChanged: return nil
+        }
+    }
+}
+
+public struct QueueStatus: Sendable, Hashable {
+    public var isPaused: Bool
+    public var concurrency: Int
+    public var running: Int
+    public var queued: Int
+
+    public init(isPaused: Bool, concurrency: Int, running: Int, queued: Int) {
+        self.isPaused = isPaused
+        self.concurrency = concurrency
+        self.running = running
+        self.queued = queued
+    }
+}
+
+/// Receives engine events on a queue it names, as Alamofire's EventMonitor does.
+public protocol UploadEventMonitor: Sendable {
+    var queue: DispatchQueue { get }
+    func handle(_ event: UploadEvent)
+}
+
+/// An event monitor made of a queue and a closure.
+public struct ClosureEventMonitor: UploadEventMonitor {
+    public let queue: DispatchQueue
+    private let handler: @Sendable (UploadEvent) -> Void
+
+    public init(queue: DispatchQueue, handler: @escaping @Sendable (UploadEvent) -> Void) {
+        self.queue = queue
+        self.handler = handler
+    }
+
+    public func handle(_ event: UploadEvent) {
+        handler(event)
+    }
+}

@@ -1,0 +1,120 @@
+import FormData
+
+/// Everything needed to send one upload: where, how, what, and the policies
+/// that decide timeouts, retries and success.
+public struct UploadRequest: Sendable, Hashable {
+    public enum Method: String, Sendable, Hashable, CaseIterable {
+        case post = "POST", put = "PUT", patch = "PATCH"
+    }
+
+    /// What the body is. Each kind is encoded by FormData.
+    public enum Body: Sendable, Hashable {
+        case multipart(MultipartForm)
+        case urlencoded(URLEncodedForm)
+        /// A JSON document, already serialised.
+        case json([UInt8])
+        /// Bytes sent as they are, with their type (e.g. curl's `-d` urlencoded data).
+        case bytes([UInt8], contentType: String)
+        /// A file as the whole body; the type defaults to the file's MIME type.
+        case rawFile(path: String, contentType: String? = nil)
+        /// A file as base64 inside a JSON object.
+        case base64JSON(Base64JSONBody)
+
+        /// A short description for lists and logs.
+        public var summary: String {
+            switch self {
+            case .multipart(let form):
+                let files = form.parts.filter { $0.filename != nil }.count
+                return "multipart: \(files) file\(files == 1 ? "" : "s"), \(form.parts.count - files) field\(form.parts.count - files == 1 ? "" : "s")"
+            case .urlencoded(let form): return "urlencoded: \(form.fields.count) fields"
+            case .json(let bytes): return "json: \(bytes.count) bytes"
+            case .bytes(let bytes, let type): return "\(type): \(bytes.count) bytes"
+            case .rawFile(let path, _): return "raw: \(path)"
+            case .base64JSON(let body): return "base64 json: \(body.path)"
+            }
+        }
+
+        /// Whether the body can be sent again: not when a part streams stdin or a FIFO.
+        public var isReplayable: Bool {
+            guard case .multipart(let form) = self else { return true }
+            return !form.parts.contains { if case .stream = $0.content { true } else { false } }
+        }
+
+        /// Encodes the body, checking every file before anything is sent.
+        public func encode() throws(FormDataError) -> RequestBody {
+            switch self {
+            case .multipart(let form): return try form.makeBody()
+            case .urlencoded(let form): return form.makeBody()
+            case .json(let bytes): return .json(bytes)
+            case .bytes(let bytes, let type): return .json(bytes, contentType: type)
+            case .rawFile(let path, let type): return try .rawFile(path: path, contentType: type)
+            case .base64JSON(let body): return try body.makeBody()
+            }
+        }
+
+        /// The body with per-send randomness (the multipart boundary) removed,
+        /// so two requests for the same upload compare equal.
+        var identity: Body {
+            guard case .multipart(var form) = self else { return self }
+            form.boundary = try! Boundary("dedupe")
+            return .multipart(form)
+        }
+    }
+
+    public var url: String
+    public var method: Method
+    /// Extra request headers in order. Content-Type and Content-Length come from the body.
+    public var headers: [HeaderField]
+    public var body: Body
+    public var timeouts: Timeouts
+    public var retry: RetryPolicy
+    public var success: SuccessRule
+    /// A name for lists, e.g. the file name; defaults to the body summary.
+    public var label: String?
+
+    public init(
+        url: String,
+        method: Method = .post,
+        headers: [HeaderField] = [],
+        body: Body,
+        timeouts: Timeouts = Timeouts(),
+        retry: RetryPolicy = RetryPolicy(),
+        success: SuccessRule = SuccessRule(),
+        label: String? = nil
+    ) {
+        self.url = url
+        self.method = method
+        self.headers = headers
+        self.body = body
+        self.timeouts = timeouts
+        self.retry = retry
+        self.success = success
+        self.label = label
+    }
+
+    public var displayName: String { label ?? body.summary }
+
+    /// Two requests with the same identity are the same upload (see dedupe).
+    var identity: UploadRequest {
+        var copy = self
+        copy.body = body.identity
+        copy.label = nil
+        return copy
+    }
+}
+
+/// Timeouts of one request. `nil` means none.
+public struct Timeouts: Sendable, Hashable {
+    /// Time allowed to open the connection (TCP and TLS).
+    public var connect: Duration
+    /// Time allowed with no byte moving in either direction.
+    public var idle: Duration
+    /// Time allowed for a whole attempt.
+    public var total: Duration?
+
+    public init(connect: Duration = .seconds(10), idle: Duration = .seconds(30), total: Duration? = nil) {
+        self.connect = connect
+        self.idle = idle
+        self.total = total
+    }
+}

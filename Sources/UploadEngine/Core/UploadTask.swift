@@ -1,0 +1,163 @@
+import FormData
+
+/// Identifies a task within one engine.
+public struct TaskID: Sendable, Hashable, Comparable, CustomStringConvertible {
+    public let rawValue: Int
+    public init(_ rawValue: Int) { self.rawValue = rawValue }
+    public static func < (lhs: TaskID, rhs: TaskID) -> Bool { lhs.rawValue < rhs.rawValue }
+    public var description: String { "#\(rawValue)" }
+}
+
+public enum TaskPriority: Int, Sendable, Hashable, Comparable, CaseIterable {
+    case low = 0, normal = 1, high = 2
+    public static func < (lhs: TaskPriority, rhs: TaskPriority) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
+/// Where a task is in its life. See `UploadTask+StateMachine.swift`.
+public enum TaskState: Sendable, Hashable {
+    case queued
+    case waitingForDependency(TaskID)
+    /// Running: the body is being written.
+    case sending
+    /// Running: the body is written (or the server answered early); reading the response.
+    case awaitingResponse
+    case waitingToRetry(at: ContinuousClock.Instant)
+    case succeeded
+    case failed(UploadFailure)
+    case cancelled(reason: String)
+
+    public var isRunning: Bool { self == .sending || self == .awaitingResponse }
+
+    public var isFinished: Bool {
+        switch self {
+        case .succeeded, .failed, .cancelled: return true
+        default: return false
+        }
+    }
+
+    /// A short word for lists and logs.
+    public var name: String {
+        switch self {
+        case .queued: return "queued"
+        case .waitingForDependency: return "waiting"
+        case .sending: return "sending"
+        case .awaitingResponse: return "awaiting response"
+        case .waitingToRetry: return "retry pending"
+        case .succeeded: return "done"
+        case .failed: return "failed"
+        case .cancelled: return "cancelled"
+        }
+    }
+}
+
+/// Bytes written for the current attempt. Never above the total, never backwards within an attempt.
+public struct UploadProgress: Sendable, Hashable {
+    public var attempt: Int
+    public var bytesSent: Int64
+    /// `nil` for a chunked body of unknown length.
+    public var totalBytes: Int64?
+    /// Smoothed send rate.
+    public var bytesPerSecond: Double
+    public var eta: Duration?
+
+    public init(attempt: Int = 0, bytesSent: Int64 = 0, totalBytes: Int64? = nil, bytesPerSecond: Double = 0, eta: Duration? = nil) {
+        self.attempt = attempt
+        self.bytesSent = bytesSent
+        self.totalBytes = totalBytes
+        self.bytesPerSecond = bytesPerSecond
+        self.eta = eta
+    }
+
+    /// 0...1, or `nil` when the total is unknown.
+    public var fraction: Double? {
+        guard let totalBytes else { return nil }
+        guard totalBytes > 0 else { return bytesSent >= 0 ? 1 : 0 }
+        return min(1, Double(bytesSent) / Double(totalBytes))
+    }
+}
+
+/// What the server answered.
+public struct UploadResponse: Sendable, Hashable {
+    public enum Content: Sendable, Hashable {
+        case empty
+        case json(JSONValue)
+        /// Declared or sniffed JSON that did not parse; kept as text with the reason.
+        case invalidJSON(text: String, error: String)
+        case text(String)
+        case binary(summary: String)
+    }
+
+    public var status: Int
+    public var headers: [HeaderField]
+    public var elapsed: Duration
+    /// The body, up to the engine's cap.
+    public var body: [UInt8]
+    /// All body bytes received, kept or not.
+    public var bodyBytesReceived: Int64
+    public var content: Content
+
+    public init(status: Int, headers: [HeaderField], elapsed: Duration, body: [UInt8], bodyBytesReceived: Int64, content: Content) {
+        self.status = status
+        self.headers = headers
+        self.elapsed = elapsed
+        self.body = body
+        self.bodyBytesReceived = bodyBytesReceived
+        self.content = content
+    }
+
+    public var isTruncated: Bool { bodyBytesReceived > Int64(body.count) }
+
+    public var json: JSONValue? {
+        if case .json(let value) = content { return value }
+        return nil
+    }
+
+    public func header(_ name: String) -> String? {
+        headers.first(where: { $0.name.lowercased() == name.lowercased() })?.value
+    }
+}
+
+/// A task as the engine reports it: a value, safe to keep and compare.
+public struct TaskSnapshot: Sendable, Hashable, Identifiable {
+    public let id: TaskID
+    public var request: UploadRequest
+    public var priority: TaskPriority
+    public var dependency: TaskID?
+    public var state: TaskState
+    public var progress: UploadProgress
+    /// Attempts started so far.
+    public var attempts: Int
+    public var response: UploadResponse?
+    /// The server answered before the whole body was sent (413, nginx `return 200`...).
+    public var answeredEarly: Bool
+    /// The wait chosen before the latest retry (backoff, or the server's Retry-After).
+    public var retryDelay: Duration? = nil
+    public var addedAt: ContinuousClock.Instant
+    public var startedAt: ContinuousClock.Instant?
+    public var finishedAt: ContinuousClock.Instant?
+
+    public init(
+        id: TaskID, request: UploadRequest, priority: TaskPriority = .normal, dependency: TaskID? = nil,
+        state: TaskState = .queued, progress: UploadProgress = UploadProgress(), attempts: Int = 0,
+        response: UploadResponse? = nil, answeredEarly: Bool = false, addedAt: ContinuousClock.Instant = .now,
+        startedAt: ContinuousClock.Instant? = nil, finishedAt: ContinuousClock.Instant? = nil
+    ) {
+        self.id = id
+        self.request = request
+        self.priority = priority
+        self.dependency = dependency
+        self.state = state
+        self.progress = progress
+        self.attempts = attempts
+        self.response = response
+        self.answeredEarly = answeredEarly
+        self.addedAt = addedAt
+        self.startedAt = startedAt
+        self.finishedAt = finishedAt
+    }
+
+    public var failure: UploadFailure? {
+        if case .failed(let failure) = state { return failure }
+        return nil
+    }
+}

@@ -1,0 +1,106 @@
+/// A decoded JSON document that keeps the server's key order and number
+/// spelling, so the UI can show it as the server wrote it.
+public indirect enum JSONValue: Sendable, Hashable {
+    case object([Member])
+    case array([JSONValue])
+    case string(String)
+    /// The number's literal text, e.g. "0", "-1.5e3": no precision is lost.
+    case number(String)
+    case bool(Bool)
+    case null
+
+    public struct Member: Sendable, Hashable {
+        public var key: String
+        public var value: JSONValue
+
+        public init(_ key: String, _ value: JSONValue) {
+            self.key = key
+            self.value = value
+        }
+    }
+
+    /// The value at a dotted key path such as `data.RETCODE` or `items.0.id`.
+    public subscript(path path: String) -> JSONValue? {
+        var current: JSONValue? = self
+        for component in path.split(separator: ".", omittingEmptySubsequences: false) {
+            switch current {
+            case .object(let members):
+                current = members.last(where: { $0.key == component })?.value
+            case .array(let items):
+                guard let index = Int(component), items.indices.contains(index) else { return nil }
+                current = items[index]
+            default:
+                return nil
+            }
+        }
+        return current
+    }
+
+    /// A scalar as text: strings without quotes, numbers as written,
+    /// `true`/`false`/`null`. Containers give their compact JSON.
+    public var text: String {
+        switch self {
+        case .string(let value): return value
+        case .number(let literal): return literal
+        case .bool(let flag): return flag ? "true" : "false"
+        case .null: return "null"
+        default: return compactJSON
+        }
+    }
+
+    /// The value serialised as compact JSON.
+    public var compactJSON: String {
+        var out = ""
+        write(to: &out)
+        return out
+    }
+
+    private func write(to out: inout String) {
+        switch self {
+        case .object(let members):
+            out += "{"
+            for (index, member) in members.enumerated() {
+                if index > 0 { out += "," }
+                out += JSONValue.quoted(member.key) + ":"
+                member.value.write(to: &out)
+            }
+            out += "}"
+        case .array(let items):
+            out += "["
+            for (index, item) in items.enumerated() {
+                if index > 0 { out += "," }
+                item.write(to: &out)
+            }
+            out += "]"
+        case .string(let value): out += JSONValue.quoted(value)
+        case .number(let literal): out += literal
+        case .bool(let flag): out += flag ? "true" : "false"
+        case .null: out += "null"
+        }
+    }
+
+    static func quoted(_ text: String) -> String {
+        "\"" + escaped(text) + "\""
+    }
+
+    /// The text with JSON string escapes, without the quotes: `"`, `\`,
+    /// `\n`, `\r`, `\t`, and `\uXXXX` for other scalars that `needsEscape`
+    /// picks (by default the C0 controls JSON requires).
+    public static func escaped(_ text: some StringProtocol, needsEscape: (Unicode.Scalar) -> Bool = { $0.value < 0x20 }) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where needsEscape(scalar):
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,43 @@
+/// Speed and ETA from a stream of byte counts: an exponentially weighted
+/// average over about two seconds, so the figure is steady but follows change.
+struct ProgressMeter: Sendable, Hashable {
+    private var lastBytes: Int64 = 0
+    private var lastTime: ContinuousClock.Instant?
+    private(set) var bytesPerSecond: Double = 0
+    private let timeConstant: Double = 2
+
+    mutating func reset(at time: ContinuousClock.Instant) {
+        lastBytes = 0
+        lastTime = time
+        bytesPerSecond = 0
+    }
+
+    mutating func record(bytes: Int64, at time: ContinuousClock.Instant) {
+        guard let lastTime else {
+            self.lastTime = time
+            lastBytes = bytes
+            return
+        }
+        let elapsed = Self.seconds(time - lastTime)
+        guard elapsed > 0.001, bytes >= lastBytes else { return }
+        let instant = Double(bytes - lastBytes) / elapsed
+        let weight = 1 - exp(-elapsed / timeConstant)
+        bytesPerSecond = bytesPerSecond == 0 ? instant : bytesPerSecond + weight * (instant - bytesPerSecond)
+        self.lastTime = time
+        lastBytes = bytes
+    }
+
+    func eta(sent: Int64, total: Int64?) -> Duration? {
+        guard let total, bytesPerSecond > 1 else { return nil }
+        let remaining = Double(max(0, total - sent))
+        return .milliseconds(Int64(remaining / bytesPerSecond * 1000))
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif

@@ -1,0 +1,47 @@
+/// When and how long to wait before trying again: exponential backoff with
+/// jitter on connection errors, timeouts and 408/429/500/502/503/504, and
+/// `Retry-After` honoured.
+public struct RetryPolicy: Sendable, Hashable {
+    /// Retries after the first attempt.
+    public var maxRetries: Int
+    public var baseDelay: Duration
+    public var maxDelay: Duration
+    /// A server's Retry-After is honoured up to this long.
+    public var maxRetryAfter: Duration
+    public var retryableStatuses: Set<Int>
+
+    public init(
+        maxRetries: Int = 3,
+        baseDelay: Duration = .milliseconds(500),
+        maxDelay: Duration = .seconds(30),
+        maxRetryAfter: Duration = .seconds(300),
+        retryableStatuses: Set<Int> = [408, 429, 500, 502, 503, 504]
+    ) {
+        self.maxRetries = maxRetries
+        self.baseDelay = baseDelay
+        self.maxDelay = maxDelay
+        self.maxRetryAfter = maxRetryAfter
+        self.retryableStatuses = retryableStatuses
+    }
+
+    public static let none = RetryPolicy(maxRetries: 0)
+
+    /// The wait before attempt `attempt + 1`, after attempt `attempt` (1-based)
+    /// failed; `nil` when no retry is due. `jitter` is in 0...1.
+    public func delay(afterAttempt attempt: Int, failure: UploadFailure, retryAfter: Duration?, jitter: Double) -> Duration? {
+        guard attempt <= maxRetries, isRetryable(failure) else { return nil }
+        if let retryAfter { return min(retryAfter, maxRetryAfter) }
+        let exponent = min(attempt - 1, 20)
+        let backoff = min(baseDelay * (1 << exponent), maxDelay)
+        // "Equal jitter": half fixed, half random, so waits spread but never collapse to zero.
+        return backoff / 2 + backoff / 2 * jitter
+    }
+
+    public func isRetryable(_ failure: UploadFailure) -> Bool {
+        switch failure {
+        case .connectionFailed, .connectTimeout, .idleTimeout, .connectionLost: return true
+        case .httpStatus(let status, _): return retryableStatuses.contains(status)
+        default: return false
+        }
+    }
+}

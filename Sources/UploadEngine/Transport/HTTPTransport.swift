@@ -1,0 +1,286 @@
+import AsyncHTTPClient
+import FormData
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+
+import Foundation
+
+/// Sends attempts over AsyncHTTPClient. One shared `HTTPClient` serves every
+/// request with the same transport settings (connect timeout, TLS
+/// verification, proxy), so connections are pooled.
+final class HTTPTransport: Sendable {
+    struct Outcome: Sendable {
+        var result: Result<UploadResponse, UploadFailure>
+        var bytesSent: Int64
+        /// A response head arrived before the body's last write completed.
+        var answeredEarly: Bool
+        var requestFullySent: Bool = false
+        var retryAfter: Duration?
+    }
+
+    struct Callbacks: Sendable {
+        var progress: @Sendable (Int64) -> Void
+        var bodySent: @Sendable () -> Void
+        var responseStarted: @Sendable () -> Void
+        var completed: @Sendable (Outcome) -> Void
+    }
+
+    /// Cancels one running attempt.
+    final class Attempt: Sendable {
+        /// The body's exact length for this attempt; `nil` when chunked or not started.
+        let contentLength = NIOLockedValueBox<Int64?>(nil)
+        private let task = NIOLockedValueBox<HTTPClient.Task<ResponseCollector.CollectedResponse>?>(nil)
+        private let cancelled = NIOLockedValueBox(false)
+
+        fileprivate func attach(_ task: HTTPClient.Task<ResponseCollector.CollectedResponse>) {
+            self.task.withLockedValue { $0 = task }
+            if cancelled.withLockedValue({ $0 }) { task.cancel() }
+        }
+
+        func cancel() {
+            cancelled.withLockedValue { $0 = true }
+            task.withLockedValue { $0 }?.cancel()
+        }
+    }
+
+    private struct ClientKey: Hashable {
+        var insecure: Bool
+        var connectTimeout: Duration
+        var proxy: ProxySettings.Server?
+    }
+
+    let insecure: Bool
+    let responseBodyCap: Int
+    let sendfile: Bool
+    private let proxies: ProxySettings
+    private let clients = NIOLockedValueBox<[ClientKey: HTTPClient]>([:])
+    private let eventLoopGroup: any EventLoopGroup
+
+    init(insecure: Bool, responseBodyCap: Int, environment: [String: String], sendfile: Bool, eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) {
+        self.insecure = insecure
+        self.sendfile = sendfile
+        self.responseBodyCap = responseBodyCap
+        self.proxies = ProxySettings.fromEnvironment(environment)
+        self.eventLoopGroup = eventLoopGroup
+    }
+
+    /// Checks a URL before anything is queued: http or https, with a host.
+    static func validate(url: String) throws(UploadFailure) -> URL {
+        guard let parsed = URL(string: url) else { throw .invalidURL(url, reason: "it cannot be parsed") }
+        guard let scheme = parsed.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            throw .invalidURL(url, reason: "the scheme must be http or https")
+        }
+        guard let host = parsed.host, !host.isEmpty else { throw .invalidURL(url, reason: "it has no host") }
+        return parsed
+    }
+
+    func start(_ request: UploadRequest, attempt number: Int, callbacks: Callbacks) -> Attempt {
+        let attempt = Attempt()
+        let started = ContinuousClock.now
+        func fail(_ failure: UploadFailure) {
+            callbacks.completed(Outcome(result: .failure(failure), bytesSent: 0, answeredEarly: false, retryAfter: nil))
+        }
+        let url: URL
+        let body: RequestBody
+        do {
+            url = try Self.validate(url: request.url)
+            body = try request.body.encode()
+        } catch let failure as UploadFailure {
+            fail(failure)
+            return attempt
+        } catch let error as FormDataError {
+            fail(.input(error))
+            return attempt
+        } catch {
+            fail(.other("\(error)"))
+            return attempt
+        }
+        attempt.contentLength.withLockedValue { $0 = body.contentLength }
+        let scheme = url.scheme!.lowercased()
+        let proxy = proxies.server(scheme: scheme, host: url.host!)
+        let client = client(for: ClientKey(insecure: insecure, connectTimeout: request.timeouts.connect, proxy: proxy))
+
+        var headers = HTTPHeaders()
+        for header in request.headers where !["content-type", "content-length", "transfer-encoding"].contains(header.name.lowercased()) {
+            headers.add(name: header.name, value: header.value)
+        }
+        let explicitType = request.headers.last(where: { $0.name.lowercased() == "content-type" })?.value
+        headers.replaceOrAdd(name: "Content-Type", value: explicitType ?? body.contentType)
+        if !headers.contains(name: "User-Agent") { headers.add(name: "User-Agent", value: "hoist/0.1") }
+
+        let eventLoop = eventLoopGroup.next()
+        // sendfile works only where bytes go to the socket as they are: plaintext HTTP/1.1, no TLS.
+        let streamer = BodyStreamer(body: body, useFileRegions: sendfile && scheme == "http")
+        let httpRequest: HTTPClient.Request
+        do {
+            httpRequest = try HTTPClient.Request(
+                url: url.absoluteString,
+                method: HTTPMethod(rawValue: request.method.rawValue),
+                headers: headers,
+                body: streamer.makeBody(on: eventLoop)
+            )
+        } catch {
+            fail(.invalidURL(request.url, reason: "\(error)"))
+            return attempt
+        }
+        let collector = ResponseCollector(
+            eventLoop: eventLoop,
+            bodyCap: responseBodyCap,
+            events: .init(progress: callbacks.progress, bodySent: callbacks.bodySent, responseStarted: callbacks.responseStarted)
+        )
+        let deadline = request.timeouts.total.map { NIODeadline.now() + TimeAmount($0) }
+        let task = client.execute(request: httpRequest, delegate: collector, eventLoop: .delegateAndChannel(on: eventLoop), deadline: deadline, logger: nil)
+        attempt.attach(task)
+        eventLoop.execute {
+            collector.startWatchdog(idle: TimeAmount(request.timeouts.idle), task: task)
+        }
+        task.futureResult.hop(to: eventLoop).whenComplete { result in
+            collector.stopWatchdog()
+            let changed = streamer.finish()
+            let elapsed = ContinuousClock.now - started
+            let answeredEarly = collector.responseStartedWhileSending
+            var outcome = Outcome(result: .failure(.other("")), bytesSent: collector.bytesSent, answeredEarly: answeredEarly, requestFullySent: collector.requestFullySent, retryAfter: nil)
+            switch result {
+            case .success(let collected):
+                if let changed {
+                    outcome.result = .failure(.input(changed))
+                } else {
+                    let response = UploadResponse(collected: collected, elapsed: elapsed)
+                    outcome.retryAfter = response.header("Retry-After").flatMap(RetryAfter.parse)
+                    outcome.result = .success(response)
+                }
+            case .failure(let error):
+                outcome.result = .failure(UploadFailure(transportError: error, timeouts: request.timeouts))
+            }
+            callbacks.completed(outcome)
+        }
+        return attempt
+    }
+
+    private func client(for key: ClientKey) -> HTTPClient {
+        clients.withLockedValue { clients in
+            if let existing = clients[key] { return existing }
+            var tls = TLSConfiguration.makeClientConfiguration()
+            if key.insecure { tls.certificateVerification = .none }
+            var configuration = HTTPClient.Configuration(
+                tlsConfiguration: tls,
+                redirectConfiguration: .disallow,
+                timeout: .init(connect: TimeAmount(key.connectTimeout), read: nil),
+                proxy: key.proxy.map { .server(host: $0.host, port: $0.port) },
+                decompression: .disabled
+            )
+            configuration.httpVersion = .automatic
+            configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 64)
+            // Fail fast on a refused connection; the task's retry policy decides what happens next.
+            configuration.connectionPool.retryConnectionEstablishment = false
+            let client = HTTPClient(eventLoopGroupProvider: .shared(eventLoopGroup), configuration: configuration)
+            clients[key] = client
+            return client
+        }
+    }
+
+    func shutdown() async {
+        let all = clients.withLockedValue { clients in
+            defer { clients = [:] }
+            return Array(clients.values)
+        }
+        for client in all { try? await client.shutdown() }
+    }
+}
+
+extension TimeAmount {
+    init(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+}
+
+/// `Retry-After`: delay-seconds or an HTTP date.
+enum RetryAfter {
+    static func parse(_ value: String) -> Duration? {
+        let trimmed = value.trimmingCharacters(in: .whitespaces)
+        if let seconds = Int(trimmed), seconds >= 0 { return .seconds(seconds) }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        guard let date = formatter.date(from: trimmed) else { return nil }
+        return .milliseconds(max(0, Int(date.timeIntervalSinceNow * 1000)))
+    }
+}
+
+extension UploadResponse {
+    init(collected: ResponseCollector.CollectedResponse, elapsed: Duration) {
+        self.init(
+            status: collected.status,
+            headers: collected.headers,
+            elapsed: elapsed,
+            body: collected.body,
+            bodyBytesReceived: collected.bodyBytesReceived,
+            content: ResponseContentDecoder.decode(collected.body, contentType: collected.headers.first { $0.name.lowercased() == "content-type" }?.value, truncated: collected.bodyBytesReceived > Int64(collected.body.count))
+        )
+    }
+}
+
+extension UploadFailure {
+    /// Maps AsyncHTTPClient and NIO errors to messages a user can act on.
+    init(transportError error: any Error, timeouts: Timeouts) {
+        switch error {
+        case is IdleTimeout:
+            self = .idleTimeout(timeouts.idle)
+        case let error as FormDataError:
+            self = .input(error)
+        case let error as HTTPClientError:
+            switch error {
+            case .connectTimeout: self = .connectTimeout(timeouts.connect)
+            case .deadlineExceeded: self = .totalTimeout(timeouts.total ?? .zero)
+            case .readTimeout, .writeTimeout: self = .idleTimeout(timeouts.idle)
+            case .cancelled: self = .cancelled(reason: "cancelled by the user")
+            case .remoteConnectionClosed: self = .connectionLost("the server closed the connection")
+            default: self = .other("\(error)")
+            }
+        case let error as NIOConnectionError:
+            let cause = error.connectionErrors.last.map { "\($0.error)" } ?? error.dnsAAAAError.map { "\($0)" } ?? "\(error)"
+            self = .connectionFailed("\(error.host):\(error.port): \(Self.describe(cause))")
+        case let error as IOError:
+            switch error.errnoCode {
+            case ECONNREFUSED: self = .connectionFailed("connection refused")
+            case ECONNRESET, EPIPE: self = .connectionLost("connection reset by the server")
+            default: self = .connectionLost(error.description)
+            }
+        case let error as ChannelError:
+            switch error {
+            case .connectTimeout: self = .connectTimeout(timeouts.connect)
+            case .ioOnClosedChannel, .outputClosed, .eof, .alreadyClosed: self = .connectionLost("the connection was closed")
+            default: self = .other("\(error)")
+            }
+        case let error as NIOSSLError:
+            let text = "\(error)"
+            if text.contains("WRONG_VERSION_NUMBER") {
+                self = .tls("the server does not speak TLS on this port (is the URL http://?)")
+            } else if text.contains("CERTIFICATE_VERIFY_FAILED") || text.contains("certificate") {
+                self = .tls("the server's certificate is not trusted; use --insecure only for a server you trust")
+            } else {
+                self = .tls(text)
+            }
+        case is CancellationError:
+            self = .cancelled(reason: "cancelled by the user")
+        default:
+            let text = "\(error)"
+            if text.contains("connection reset") || text.contains("ECONNRESET") {
+                self = .connectionLost(text)
+            } else if text.contains("refused") {
+                self = .connectionFailed(text)
+            } else {
+                self = .other(text)
+            }
+        }
+    }
+
+    private static func describe(_ text: String) -> String {
+        text.contains("refused") || text.contains("111") ? "connection refused" : text
+    }
+}

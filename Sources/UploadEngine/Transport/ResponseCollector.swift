@@ -1,0 +1,126 @@
+import AsyncHTTPClient
+import FormData
+import NIOCore
+import NIOHTTP1
+
+/// AsyncHTTPClient's delegate for one attempt: counts the body bytes really
+/// written, notices an early answer, keeps the response body up to a cap,
+/// and watches for idleness.
+///
+/// AsyncHTTPClient calls every method on the request's event loop
+/// (`.delegateAndChannel(on:)`), and the idle watchdog runs there too, so
+/// the mutable state is confined to that loop.
+final class ResponseCollector: HTTPClientResponseDelegate, @unchecked Sendable {
+    typealias Response = CollectedResponse
+
+    struct CollectedResponse: Sendable {
+        var status: Int
+        var headers: [HeaderField]
+        var body: [UInt8]
+        var bodyBytesReceived: Int64
+    }
+
+    struct Events: Sendable {
+        /// Bytes written so far; throttled to about 20 calls a second, plus the last.
+        var progress: @Sendable (Int64) -> Void
+        var bodySent: @Sendable () -> Void
+        var responseStarted: @Sendable () -> Void
+    }
+
+    let eventLoop: any EventLoop
+    private let events: Events
+    private let bodyCap: Int
+    private let progressInterval = TimeAmount.milliseconds(50)
+
+    private(set) var bytesSent: Int64 = 0
+    private(set) var requestFullySent = false
+    private(set) var responseStartedWhileSending = false
+    private var head: HTTPResponseHead?
+    private var body: [UInt8] = []
+    private var bodyBytesReceived: Int64 = 0
+    private var lastProgressReport = NIODeadline.distantPast
+    private var lastActivity = NIODeadline.now()
+    private var watchdog: RepeatedTask?
+
+    init(eventLoop: any EventLoop, bodyCap: Int, events: Events) {
+        self.eventLoop = eventLoop
+        self.bodyCap = bodyCap
+        self.events = events
+    }
+
+    /// Fails `task` when nothing moved for `idle`. Call on the event loop.
+    func startWatchdog(idle: TimeAmount, task: HTTPClient.Task<CollectedResponse>) {
+        let period = TimeAmount.nanoseconds(min(max(idle.nanoseconds / 4, 20_000_000), 1_000_000_000))
+        watchdog = eventLoop.scheduleRepeatedTask(initialDelay: period, delay: period) { [weak self] repeated in
+            guard let self else { return repeated.cancel() }
+            if NIODeadline.now() - self.lastActivity > idle {
+                repeated.cancel()
+                task.fail(reason: IdleTimeout())
+            }
+        }
+    }
+
+    func stopWatchdog() {
+        watchdog?.cancel()
+        watchdog = nil
+    }
+
+    func didSendRequestHead(task: HTTPClient.Task<CollectedResponse>, _ head: HTTPRequestHead) {
+        lastActivity = .now()
+    }
+
+    func didSendRequestPart(task: HTTPClient.Task<CollectedResponse>, _ part: IOData) {
+        lastActivity = .now()
+        bytesSent += Int64(part.readableBytes)
+        if lastActivity - lastProgressReport >= progressInterval {
+            lastProgressReport = lastActivity
+            events.progress(bytesSent)
+        }
+    }
+
+    func didSendRequest(task: HTTPClient.Task<CollectedResponse>) {
+        lastActivity = .now()
+        requestFullySent = true
+        events.progress(bytesSent)
+        events.bodySent()
+    }
+
+    func didReceiveHead(task: HTTPClient.Task<CollectedResponse>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
+        lastActivity = .now()
+        self.head = head
+        if !requestFullySent {
+            responseStartedWhileSending = true
+            events.progress(bytesSent)
+            events.responseStarted()
+        }
+        return eventLoop.makeSucceededVoidFuture()
+    }
+
+    func didReceiveBodyPart(task: HTTPClient.Task<CollectedResponse>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
+        lastActivity = .now()
+        bodyBytesReceived += Int64(buffer.readableBytes)
+        let room = bodyCap - body.count
+        if room > 0 {
+            body += buffer.readableBytesView.prefix(room)
+        }
+        return eventLoop.makeSucceededVoidFuture()
+    }
+
+    func didReceiveError(task: HTTPClient.Task<CollectedResponse>, _ error: any Error) {
+        stopWatchdog()
+    }
+
+    func didFinishRequest(task: HTTPClient.Task<CollectedResponse>) throws -> CollectedResponse {
+        stopWatchdog()
+        guard let head else { throw HTTPClientError.remoteConnectionClosed }
+        return CollectedResponse(
+            status: Int(head.status.code),
+            headers: head.headers.map { HeaderField($0.name, $0.value) },
+            body: body,
+            bodyBytesReceived: bodyBytesReceived
+        )
+    }
+}
+
+/// Thrown into a request that stayed idle too long.
+struct IdleTimeout: Error {}

@@ -1,0 +1,145 @@
+import ArgumentParser
+import Foundation
+import FormData
+import Glibc
+import Receiver
+import TerminalUI
+import UploadEngine
+
+/// `hoist demo`: the embedded receiver on a free loopback port, sample files
+/// (one named `身份证 正面.jpg`, one of 200 MB), and the full-screen UI aimed
+/// at the receiver with the files staged and their uploads started. Without
+/// a terminal (or with `--no-ui`) it runs the same uploads with progress rows.
+struct DemoCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "demo",
+        abstract: "Open the UI against the embedded receiver, with sample files uploading."
+    )
+
+    @Option(name: .customLong("large-size"), help: ArgumentHelp("Size of the large sample file in MiB.", valueName: "MiB"))
+    var largeSizeMiB: Int = 200
+
+    @Option(name: .customLong("read-rate"), help: ArgumentHelp("How fast the receiver reads each body, so progress can be watched (0: no limit).", valueName: "MiB/s"))
+    var readRateMiB: Int = 40
+
+    @Flag(name: .customLong("no-ui"), help: "Print progress rows instead of opening the UI.")
+    var noUI = false
+
+    @Flag(name: .customLong("no-start"), help: "Stage the sample files without starting their uploads.")
+    var noStart = false
+
+    @Flag(name: .customLong("keep"), help: "Keep the sample folder (and what the receiver saved) after the demo.")
+    var keep = false
+
+    func run() async throws {
+        let folder = try SampleFiles.create(largeSizeMiB: largeSizeMiB)
+        // Hundreds of MB of samples and received copies: removed on the way out unless asked for.
+        defer { if !keep { try? FileManager.default.removeItem(atPath: folder.path) } }
+        var configuration = ReceiverConfiguration(directory: folder.path + "/received")
+        configuration.readBytesPerSecond = readRateMiB > 0 ? readRateMiB << 20 : nil
+        let receiver = Receiver(configuration: configuration)
+        try await receiver.start()
+        let url = receiver.baseURL + "/upload"
+        let status: ExitStatus
+        if noUI || isatty(STDIN_FILENO) == 0 || isatty(STDOUT_FILENO) == 0 {
+            status = await runWithoutUI(url: url, folder: folder)
+        } else {
+            let target = Target(url: url, expectations: [], messagePath: "RETMSG")
+            let entries = [
+                FormEntry(kind: .field, name: "user_id", value: "42"),
+                FormEntry(kind: .field, name: "side", value: "front"),
+                FormEntry(kind: .header, name: "Authorization", value: "Bearer demo-0f8a2c"),
+            ]
+            status = try await UISession.run(
+                target: target, entries: entries, files: [folder.front, folder.back, folder.large] + folder.others,
+                profile: "demo", startDirectory: folder.path,
+                configuration: UploadEngine.Configuration(concurrency: 3), startUploads: !noStart)
+        }
+        await receiver.stop()
+        if keep { printError("hoist demo: the samples and received files are in \(folder.path)") }
+        if status != .ok { throw ExitCode(status.rawValue) }
+    }
+
+    private func runWithoutUI(url: String, folder: SampleFiles.Folder) async -> ExitStatus {
+        let kept = keep ? "" : " (removed at the end; --keep keeps them)"
+        writeOut(Array("Receiver: \(url)  (files are saved in \(folder.path)/received)\nSamples:  \(folder.path)\(kept)\n\n".utf8))
+        // The back of the ID card goes only after the front succeeded, as a verification API expects.
+        var front = MultipartForm()
+        front.append(parameters: ["user": ["id": 42, "side": "front"]])
+        front.append(.file("image", path: folder.front))
+        var back = MultipartForm()
+        back.append(parameters: ["user": ["id": 42, "side": "back"]])
+        back.append(.file("image", path: folder.back))
+        let requests = [
+            UploadRequest(url: url, body: .multipart(front), label: "身份证 正面.jpg"),
+            UploadRequest(url: url, body: .multipart(back), label: "身份证 反面.jpg"),
+            UploadRequest(url: url, body: .multipart(MultipartForm(parts: [.file("artifact", path: folder.large)])), label: baseName(folder.large)),
+            UploadRequest(url: url, body: .base64JSON(Base64JSONBody(fileField: "image", path: folder.front, fields: [FormField("user", "42")])), label: "base64 json"),
+        ]
+        let plan = SendPlan(requests: requests, after: [nil, 0, nil, nil], concurrency: 3)
+        return await SendSession(plan: plan, output: .summary).run()
+    }
+}
+
+/// Sample files for the demo, in a fresh temporary folder.
+enum SampleFiles {
+    struct Folder {
+        let path: String
+        let front: String
+        let back: String
+        let large: String
+        /// More files for the UI's queue: a PDF and a zip with non-ASCII names.
+        let others: [String]
+    }
+
+    static func create(largeSizeMiB: Int) throws -> Folder {
+        var template = Array("/tmp/hoist-demo-XXXXXX".utf8CString)
+        guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
+            throw BadInput("cannot create a temporary folder: \(String(cString: strerror(errno)))")
+        }
+        let path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        func jpeg(_ seed: UInt8) -> [UInt8] {
+            [0xFF, 0xD8, 0xFF, 0xE0] + (0..<180_000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ Int(seed)) } + [0xFF, 0xD9]
+        }
+        let front = try create(path + "/身份证 正面.jpg", jpeg(1))
+        let back = try create(path + "/身份证 反面.jpg", jpeg(2))
+        let large = try random(path + "/build-artifact.tar.gz", mebibytes: max(1, largeSizeMiB), seed: 0x9E37_79B9_7F4A_7C15)
+        let contract = try random(path + "/合同 contract-2026.pdf", mebibytes: 24, seed: 7)
+        let photos = try random(path + "/photos 📷 2026.zip", mebibytes: 64, seed: 11)
+        return Folder(path: path, front: front, back: back, large: large, others: [contract, photos])
+    }
+
+    /// A file of pseudo-random bytes: one random MiB, stamped with its
+    /// index and written `mebibytes` times, so even a debug build makes 200 MB in a moment.
+    private static func random(_ path: String, mebibytes: Int, seed: UInt64) throws -> String {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        guard fd >= 0 else { throw BadInput("cannot create \(path)") }
+        defer { close(fd) }
+        var generator = SplitMix(state: seed)
+        var words = (0..<(1 << 17)).map { _ in generator.next() }
+        for index in 0..<mebibytes {
+            words[0] = UInt64(index)
+            _ = words.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        }
+        return path
+    }
+
+    private struct SplitMix: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    private static func create(_ path: String, _ bytes: [UInt8]) throws -> String {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        guard fd >= 0 else { throw BadInput("cannot create \(path)") }
+        _ = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        close(fd)
+        return path
+    }
+}

@@ -1,0 +1,69 @@
+import ArgumentParser
+import Glibc
+
+/// Exit statuses, documented in the README.
+enum ExitStatus: Int32 {
+    case ok = 0
+    /// At least one upload failed or was cancelled.
+    case uploadFailed = 1
+    /// Bad input: syntax, a missing or unreadable file, a bad URL. Nothing was sent.
+    case badInput = 2
+    case interrupted = 130
+}
+
+/// Bad input, reported before any request is sent.
+struct BadInput: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+@main
+struct Hoist: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "hoist",
+        abstract: "A keyboard-driven terminal upload manager.",
+        version: "0.1.0",
+        subcommands: [TUICommand.self, SendCommand.self, ReceiveCommand.self, DemoCommand.self],
+        defaultSubcommand: TUICommand.self
+    )
+
+    /// Parses with Hoist's own exit statuses: 2 for any bad input.
+    static func main() async {
+        let arguments = ArgumentRewriter.rewrite(Array(CommandLine.arguments.dropFirst()))
+        do {
+            var command = try parseAsRoot(arguments)
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch let exit as ExitCode {
+            Glibc.exit(exit.rawValue)
+        } catch let bad as BadInput {
+            printError("hoist: \(bad)")
+            Glibc.exit(ExitStatus.badInput.rawValue)
+        } catch {
+            let code = exitCode(for: error)
+            if code == .success {
+                print(fullMessage(for: error))
+                Glibc.exit(0)
+            }
+            printError(fullMessage(for: error))
+            Glibc.exit(ExitStatus.badInput.rawValue)
+        }
+    }
+}
+
+func printError(_ message: String) {
+    let line = Array((message + "\n").utf8)
+    _ = line.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+}
+
+func writeOut(_ bytes: [UInt8]) {
+    var done = 0
+    while done < bytes.count {
+        let count = bytes.withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress! + done, bytes.count - done) }
+        if count <= 0 { return }
+        done += count
+    }
+}

@@ -1,0 +1,57 @@
+import ArgumentParser
+import Dispatch
+import Glibc
+import Receiver
+
+/// `hoist receive`: the embedded receiver as a real server, one log line per request.
+struct ReceiveCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "receive",
+        abstract: "Run a local upload receiver that saves files and answers JSON."
+    )
+
+    @Option(help: "The port to listen on (0 picks a free one).")
+    var port: Int = 8080
+
+    @Option(help: "The address to listen on.")
+    var host: String = "127.0.0.1"
+
+    @Option(help: "Where received files are saved.")
+    var dir: String = "./received"
+
+    @Option(name: .customLong("max-body"), help: ArgumentHelp("Answer 413 to bodies larger than this many bytes.", valueName: "bytes"))
+    var maxBody: Int64?
+
+    @Option(name: .customLong("fail-first"), help: ArgumentHelp("Answer the first N requests with 503 and Retry-After.", valueName: "N"))
+    var failFirst: Int = 0
+
+    @Option(name: .customLong("read-rate"), help: ArgumentHelp("Read request bodies at most this fast, to watch progress.", valueName: "bytes/s"))
+    var readRate: Int?
+
+    func run() async throws {
+        var configuration = ReceiverConfiguration(directory: dir)
+        configuration.host = host
+        configuration.port = port
+        configuration.maxBodySize = maxBody
+        configuration.failFirst = failFirst
+        configuration.readBytesPerSecond = readRate
+        let receiver = Receiver(configuration: configuration) { entry in
+            writeOut(Array((entry.line + "\n").utf8))
+        }
+        do {
+            try await receiver.start()
+        } catch {
+            throw BadInput("cannot listen on \(host):\(port): \(error)")
+        }
+        writeOut(Array("hoist receive: listening on \(receiver.baseURL), saving to \(dir) (Ctrl-C stops)\n".utf8))
+        await waitForSignal()
+        await receiver.stop()
+    }
+
+    private func waitForSignal() async {
+        let (stream, continuation) = AsyncStream<Void>.makeStream()
+        let interrupt = Interrupt { continuation.yield() }
+        for await _ in stream { break }
+        interrupt.cancel()
+    }
+}

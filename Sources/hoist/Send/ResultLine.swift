@@ -1,0 +1,97 @@
+import FormData
+import Foundation
+import TerminalUI
+import UploadEngine
+
+/// The `--json` line for one finished task.
+enum ResultLine {
+    static let bodyCap = 64 * 1024
+
+    static func json(for task: TaskSnapshot) -> String {
+        let response = task.response
+        var members: [JSONValue.Member] = [
+            .init("id", .number("\(task.id.rawValue)")),
+            .init("name", .string(task.request.displayName)),
+            .init("url", .string(Secrets.displayURL(task.request.url))),
+            .init("ok", .bool(task.state == .succeeded)),
+            .init("status", response.map { .number("\($0.status)") } ?? .null),
+            .init("bytes_sent", .number("\(task.progress.bytesSent)")),
+            .init("bytes_total", task.progress.totalBytes.map { .number("\($0)") } ?? .null),
+            .init("duration_ms", .number("\(milliseconds(task))")),
+            .init("attempts", .number("\(task.attempts)")),
+            .init("answered_early", .bool(task.answeredEarly)),
+            .init("error", errorText(task).map(JSONValue.string) ?? .null),
+            .init("message", task.failure?.serverMessage.map(JSONValue.string) ?? .null),
+        ]
+        members.append(.init("json", response?.json ?? .null))
+        var body: JSONValue = .null
+        if let response, response.json == nil, !response.body.isEmpty {
+            switch response.content {
+            case .binary(let summary): body = .string("<\(summary)>")
+            default: body = .string(String(decoding: response.body.prefix(bodyCap), as: UTF8.self))
+            }
+        }
+        members.append(.init("body", body))
+        return JSONValue.object(members).compactJSON
+    }
+
+    /// `done 200  身份证 正面.jpg  20.0 KiB in 35 ms  {"files":[…]}`
+    static func summary(for task: TaskSnapshot) -> String {
+        let status = task.response.map { "\($0.status)" } ?? "---"
+        var line = "\(task.state.name.padding(toLength: 9, withPad: " ", startingAt: 0)) \(status)  \(task.request.displayName)"
+        line += "  \(Format.bytes(task.progress.bytesSent)) in \(milliseconds(task)) ms"
+        if let error = errorText(task) { line += "  " + error }
+        if let json = task.response?.json {
+            let text = json.compactJSON
+            line += "\n          " + (text.count > 240 ? text.prefix(240) + "…" : text)
+        }
+        return line
+    }
+
+    private static func errorText(_ task: TaskSnapshot) -> String? {
+        switch task.state {
+        case .failed(let failure): return failure.description
+        case .cancelled(let reason): return "cancelled: \(reason)"
+        default: return nil
+        }
+    }
+
+    private static func milliseconds(_ task: TaskSnapshot) -> Int64 {
+        guard let start = task.startedAt, let end = task.finishedAt else { return 0 }
+        let (seconds, attoseconds) = (end - start).components
+        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
+    }
+}
+
+/// What `-v` prints about a request: method, URL, headers and parts, secrets masked.
+enum RequestDescription {
+    static func lines(for request: UploadRequest, secretFields: Set<String>) -> [String] {
+        var lines = ["> \(request.method.rawValue) \(Secrets.displayURL(request.url))"]
+        for header in request.headers {
+            lines.append("> \(header.name): \(Secrets.displayValue(header: header.name, value: header.value))")
+        }
+        switch request.body {
+        case .multipart(let form):
+            for part in form.parts {
+                lines.append("> part " + describe(part, secretFields: secretFields))
+            }
+        default:
+            lines.append("> body: \(request.body.summary)")
+        }
+        return lines
+    }
+
+    static func describe(_ part: Part, secretFields: Set<String>) -> String {
+        let name = String(reflecting: part.name)
+        switch part.content {
+        case .bytes(let bytes):
+            if let filename = part.filename { return "\(name): \(bytes.count) bytes as \(String(reflecting: filename))" }
+            if Secrets.isSecretField(part.name, marked: secretFields) { return "\(name) = \(Secrets.mask)" }
+            return "\(name) = \(String(reflecting: String(decoding: bytes, as: UTF8.self)))"
+        case .file(let path):
+            return part.filename.map { "\(name): file \(path) as \(String(reflecting: $0))" } ?? "\(name) = contents of \(path)"
+        case .stream(let source):
+            return "\(name): stream from \(source.displayName)"
+        }
+    }
+}

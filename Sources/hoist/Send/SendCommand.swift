@@ -1,0 +1,104 @@
+import ArgumentParser
+import FormData
+import Glibc
+import UploadEngine
+
+/// `hoist send URL [options]`: uploads in curl's `-F` syntax, with live
+/// progress, JSON results and exit statuses scripts can rely on.
+struct SendCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "send",
+        abstract: "Upload files and fields to URL, with curl's -F syntax.",
+        discussion: """
+            Exit status: 0 when every upload succeeded, 1 when one failed or was \
+            cancelled, 2 for bad input (nothing is sent), 130 when interrupted.
+            `--json DOC` (DOC starting with { [ " or @) sends a JSON body; `--json` \
+            alone prints one JSON object per task on stdout.
+            """
+    )
+
+    @Argument(help: "The URL to send to (http or https).")
+    var url: String
+
+    @Option(name: [.customShort("F"), .customLong("form")], help: ArgumentHelp("A form part: name=value, name=@file, name=<file, name=@- (stdin); modifiers ;type= ;filename= ;headers=.", valueName: "name=content"))
+    var form: [String] = []
+
+    @Option(name: .customLong("form-string"), help: ArgumentHelp("A text field taken literally (no @, < or ;).", valueName: "name=value"))
+    var formString: [String] = []
+
+    @Option(name: .customLong("each"), help: ArgumentHelp("One task per file matching GLOB, each with the other -F parts.", valueName: "name=@GLOB"))
+    var each: [String] = []
+
+    @Option(name: [.customShort("H"), .customLong("header")], help: ArgumentHelp("An extra request header.", valueName: "Name: value"))
+    var headers: [String] = []
+
+    @Option(name: [.customShort("X"), .customLong("request")], help: "POST (default), PUT or PATCH.")
+    var method: String?
+
+    @Option(name: [.customShort("A"), .customLong("user-agent")], help: "The User-Agent header.")
+    var userAgent: String?
+
+    @Option(name: [.customShort("u"), .customLong("user")], help: ArgumentHelp("Basic authentication; the password is never printed.", valueName: "user:password"))
+    var user: String?
+
+    @Flag(name: [.customShort("k"), .customLong("insecure")], help: "Do not verify the server's TLS certificate.")
+    var insecure = false
+
+    @Option(name: [.customShort("d"), .customLong("data")], help: ArgumentHelp("urlencoded data sent as given (or @file), joined with &.", valueName: "data"))
+    var data: [String] = []
+
+    @Option(name: .customLong("data-urlencode"), help: ArgumentHelp("urlencoded data, encoded by Hoist: content, name=content, @file or name@file.", valueName: "data"))
+    var dataURLEncode: [String] = []
+
+    @Option(name: .customLong("json-body"), help: .hidden)
+    var jsonBody: String?
+
+    @Flag(name: .customLong("json-output"), help: .hidden)
+    var jsonOutput = false
+
+    @Option(name: [.customShort("T"), .customLong("upload-file")], help: ArgumentHelp("Send a file as the whole body (PUT unless -X says otherwise).", valueName: "path"))
+    var uploadFile: String?
+
+    @Option(name: .customLong("base64-json"), help: ArgumentHelp("Send a file as base64 inside JSON: {\"field\": \"<base64>\", \"type\": \"jpg\", ...-F text fields}.", valueName: "field=@path"))
+    var base64JSON: String?
+
+    @Option(help: "Uploads at once (default 4).")
+    var concurrency: Int = 4
+
+    @Flag(name: .customLong("after-success"), help: "Start each task only after the one before it succeeded.")
+    var afterSuccess = false
+
+    @Option(help: ArgumentHelp("Seconds allowed for each attempt in all.", valueName: "seconds"))
+    var timeout: Double?
+
+    @Option(name: .customLong("connect-timeout"), help: ArgumentHelp("Seconds allowed to connect (default 10).", valueName: "seconds"))
+    var connectTimeout: Double = 10
+
+    @Option(name: .customLong("idle-timeout"), help: ArgumentHelp("Seconds with no bytes moving before giving up (default 30).", valueName: "seconds"))
+    var idleTimeout: Double = 30
+
+    @Option(help: "Retries on connection errors, timeouts and 408/429/5xx (default 3).")
+    var retries: Int = 3
+
+    @Option(help: ArgumentHelp("Succeed only when the JSON answer has this value at this key path.", valueName: "key.path=value"))
+    var expect: [String] = []
+
+    @Option(name: .customLong("message-path"), help: ArgumentHelp("The JSON key path of the server's message, shown on failure.", valueName: "key.path"))
+    var messagePath: String?
+
+    @Option(name: .customLong("secret"), help: ArgumentHelp("A field whose value is never printed (password, token... are masked anyway).", valueName: "name"))
+    var secretFields: [String] = []
+
+    @Flag(name: [.customShort("s"), .customLong("silent")], help: "No progress rows.")
+    var silent = false
+
+    @Flag(name: [.customShort("v"), .customLong("verbose")], help: "Print each request's headers and parts (secrets masked) to stderr.")
+    var verbose = false
+
+    func run() async throws {
+        let plan = try SendPlan(command: self)
+        let session = SendSession(plan: plan, output: jsonOutput ? .jsonLines : .bodies, verbose: verbose, insecure: insecure, showProgress: !silent)
+        let status = await session.run()
+        throw ExitCode(status.rawValue)
+    }
+}

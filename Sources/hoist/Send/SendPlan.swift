@@ -1,0 +1,295 @@
+import FormData
+import Foundation
+import UploadEngine
+
+/// The uploads `hoist send` will make, built and checked from the arguments
+/// before anything is sent. Every problem is a `BadInput` naming the argument.
+struct SendPlan {
+    var requests: [UploadRequest]
+    /// For each request, the index of the request it must wait for, if any.
+    var after: [Int?]
+    var concurrency: Int
+    var secretFields: Set<String>
+
+    init(requests: [UploadRequest], after: [Int?]? = nil, concurrency: Int = 4, secretFields: Set<String> = []) {
+        self.requests = requests
+        self.after = after ?? Array(repeating: nil, count: requests.count)
+        self.concurrency = concurrency
+        self.secretFields = secretFields
+    }
+
+    init(command: SendCommand) throws {
+        guard command.concurrency >= 1 else { throw BadInput("--concurrency must be at least 1") }
+        guard command.retries >= 0 else { throw BadInput("--retries must be 0 or more") }
+        _ = try Self.validURL(command.url)
+
+        let items = try command.form.map(FormItem.parse)
+        let hasForm = !items.isEmpty
+        let bodyKinds = [
+            hasForm && command.base64JSON == nil ? "-F" : nil,
+            command.data.isEmpty && command.dataURLEncode.isEmpty ? nil : "-d/--data-urlencode",
+            command.jsonBody == nil ? nil : "--json",
+            command.uploadFile == nil ? nil : "-T",
+            command.base64JSON == nil ? nil : "--base64-json",
+        ].compactMap { $0 }
+        guard bodyKinds.count <= 1 else {
+            throw BadInput("choose one kind of body: \(bodyKinds.joined(separator: " and ")) cannot be combined")
+        }
+
+        let method = try Self.method(command.method, default: command.uploadFile == nil ? .post : .put)
+        let headers = try Self.headers(command)
+        let policies = try Self.policies(command)
+
+        var bodies: [(UploadRequest.Body, String?)] = []
+        if let doc = command.jsonBody {
+            bodies = [(.json(try Self.jsonDocument(doc)), nil)]
+        } else if let path = command.uploadFile {
+            bodies = [(.rawFile(path: path), baseName(path))]
+        } else if let spec = command.base64JSON {
+            bodies = [(.base64JSON(try Self.base64JSON(spec, items: items)), nil)]
+        } else if !command.data.isEmpty || !command.dataURLEncode.isEmpty {
+            bodies = [(.bytes(try URLEncodedData.build(raw: command.data, encoded: command.dataURLEncode), contentType: "application/x-www-form-urlencoded"), nil)]
+        } else if hasForm {
+            bodies = try Self.multipartBodies(items)
+        } else {
+            throw BadInput("nothing to send: give -F parts, --each, -d, --json, -T or --base64-json")
+        }
+
+        requests = bodies.map { body, label in
+            UploadRequest(
+                url: command.url, method: method, headers: headers, body: body,
+                timeouts: policies.timeouts, retry: policies.retry, success: policies.success,
+                label: label ?? Self.label(for: body, url: command.url))
+        }
+        after = requests.indices.map { command.afterSuccess && $0 > 0 ? $0 - 1 : nil }
+        concurrency = command.concurrency
+        secretFields = Set(command.secretFields)
+    }
+
+    // MARK: - Form parts
+
+    /// One `-F`, `--form-string` or `--each` argument, in command-line order.
+    enum FormItem {
+        case part(Part)
+        case each(name: String, pattern: String)
+
+        static func parse(_ tagged: String) throws -> FormItem {
+            do {
+                if tagged.hasPrefix(ArgumentRewriter.literalTag) {
+                    return .part(try CurlFormArgument.parseLiteral(String(tagged.dropFirst(ArgumentRewriter.literalTag.count))).part())
+                }
+                if tagged.hasPrefix(ArgumentRewriter.eachTag) {
+                    let spec = String(tagged.dropFirst(ArgumentRewriter.eachTag.count))
+                    guard let equals = spec.firstIndex(of: "="), spec[spec.index(after: equals)...].hasPrefix("@") else {
+                        throw BadInput("bad --each argument \(String(reflecting: spec)): expected name=@GLOB")
+                    }
+                    return .each(name: String(spec[..<equals]), pattern: String(spec[spec.index(equals, offsetBy: 2)...]))
+                }
+                let argument = try CurlFormArgument.parse(tagged)
+                // curl's own warnings (unknown modifier, trailing data after a quote...), as curl prints them.
+                for warning in argument.warnings { printError("hoist: warning: \(warning)") }
+                return .part(argument.part())
+            } catch let error as CurlFormSyntaxError {
+                throw BadInput(error.description)
+            }
+        }
+    }
+
+    /// One multipart body, or one per file matched by `--each`.
+    static func multipartBodies(_ items: [FormItem]) throws -> [(UploadRequest.Body, String?)] {
+        var fixed: [Part?] = []
+        var eachFiles: [(slot: Int, name: String, path: String)] = []
+        for item in items {
+            switch item {
+            case .part(let part):
+                fixed.append(part)
+            case .each(let name, let pattern):
+                let matches = try Glob.files(matching: pattern)
+                guard !matches.isEmpty else { throw BadInput("--each \(name)=@\(pattern): no file matches") }
+                eachFiles += matches.map { (fixed.count, name, $0) }
+                fixed.append(nil)
+            }
+        }
+        guard !eachFiles.isEmpty else {
+            return [(.multipart(MultipartForm(parts: fixed.compactMap { $0 })), nil)]
+        }
+        return eachFiles.map { file in
+            var parts: [Part] = []
+            for (slot, part) in fixed.enumerated() {
+                if let part { parts.append(part) } else if slot == file.slot { parts.append(.file(file.name, path: file.path)) }
+            }
+            return (.multipart(MultipartForm(parts: parts)), baseName(file.path))
+        }
+    }
+
+    static func base64JSON(_ spec: String, items: [FormItem]) throws -> Base64JSONBody {
+        guard let equals = spec.firstIndex(of: "="), spec[spec.index(after: equals)...].hasPrefix("@") else {
+            throw BadInput("bad --base64-json argument \(String(reflecting: spec)): expected field=@path")
+        }
+        var fields: [FormField] = []
+        for item in items {
+            guard case .part(let part) = item, case .bytes(let bytes) = part.content, part.filename == nil else {
+                throw BadInput("with --base64-json, -F may add text fields only (name=value)")
+            }
+            fields.append(FormField(part.name, String(decoding: bytes, as: UTF8.self)))
+        }
+        return Base64JSONBody(fileField: String(spec[..<equals]), path: String(spec[spec.index(equals, offsetBy: 2)...]), fields: fields)
+    }
+
+    // MARK: - Request parts
+
+    static func validURL(_ url: String) throws -> String {
+        do {
+            return try UploadEngine.validate(url: url)
+        } catch {
+            throw BadInput(error.description)
+        }
+    }
+
+    static func method(_ text: String?, default fallback: UploadRequest.Method) throws -> UploadRequest.Method {
+        guard let text else { return fallback }
+        guard let method = UploadRequest.Method(rawValue: text.uppercased()) else {
+            throw BadInput("-X \(text): use POST, PUT or PATCH")
+        }
+        return method
+    }
+
+    static func headers(_ command: SendCommand) throws -> [HeaderField] {
+        var headers: [HeaderField] = []
+        for line in command.headers {
+            guard let colon = line.firstIndex(of: ":") else {
+                throw BadInput("bad -H argument \(String(reflecting: line)): expected \"Name: value\"")
+            }
+            let name = line[..<colon].trimmingCharacters(in: .whitespaces)
+            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            guard !name.isEmpty, !name.contains(where: { $0.isWhitespace }) else {
+                throw BadInput("bad -H argument \(String(reflecting: line)): the header name is empty or has spaces")
+            }
+            guard !value.contains(where: { $0 == "\r" || $0 == "\n" }) else {
+                throw BadInput("bad -H argument for \(name): a header value cannot contain CR or LF")
+            }
+            headers.append(HeaderField(name, value))
+        }
+        if let agent = command.userAgent { headers.append(HeaderField("User-Agent", agent)) }
+        if let user = command.user {
+            guard user.contains(":") else { throw BadInput("-u \(user.split(separator: ":").first ?? ""): give user:password") }
+            headers.append(HeaderField("Authorization", "Basic " + Data(user.utf8).base64EncodedString()))
+        }
+        if command.jsonBody != nil, !headers.contains(where: { $0.name.lowercased() == "accept" }) {
+            headers.append(HeaderField("Accept", "application/json"))
+        }
+        return headers
+    }
+
+    static func policies(_ command: SendCommand) throws -> (timeouts: Timeouts, retry: RetryPolicy, success: SuccessRule) {
+        func duration(_ seconds: Double, _ option: String) throws -> Duration {
+            guard seconds > 0, seconds.isFinite else { throw BadInput("\(option) must be a positive number of seconds") }
+            return .milliseconds(Int64(seconds * 1000))
+        }
+        let timeouts = Timeouts(
+            connect: try duration(command.connectTimeout, "--connect-timeout"),
+            idle: try duration(command.idleTimeout, "--idle-timeout"),
+            total: try command.timeout.map { try duration($0, "--timeout") }
+        )
+        var expectations: [SuccessRule.Expectation] = []
+        for item in command.expect {
+            guard let expectation = SuccessRule.Expectation(parsing: item) else {
+                throw BadInput("bad --expect argument \(String(reflecting: item)): expected key.path=value")
+            }
+            expectations.append(expectation)
+        }
+        return (timeouts, RetryPolicy(maxRetries: command.retries), SuccessRule(expectations: expectations, messagePath: command.messagePath))
+    }
+
+    static func jsonDocument(_ argument: String) throws -> [UInt8] {
+        var bytes = Array(argument.utf8)
+        var source = "--json"
+        if argument.hasPrefix("@") {
+            let path = String(argument.dropFirst())
+            source = "--json @\(path)"
+            guard let data = FileManager.default.contents(atPath: path) else {
+                var isDirectory: ObjCBool = false
+                if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+                    throw BadInput(isDirectory.boolValue ? "\(source): is a directory" : "\(source): permission denied")
+                }
+                throw BadInput("\(source): file not found")
+            }
+            bytes = Array(data)
+        }
+        do {
+            _ = try JSONParser.parse(bytes)
+        } catch {
+            throw BadInput("\(source): not valid JSON: \(error)")
+        }
+        return bytes
+    }
+
+    static func label(for body: UploadRequest.Body, url: String) -> String {
+        if case .multipart(let form) = body, let file = form.parts.first(where: { $0.filename != nil })?.filename {
+            return file
+        }
+        if case .base64JSON(let json) = body { return baseName(json.path) }
+        return Secrets.displayURL(url)
+    }
+}
+
+func baseName(_ path: String) -> String {
+    path.split(separator: "/").last.map(String.init) ?? path
+}
+
+/// Files matching a shell glob, sorted; directories are skipped.
+enum Glob {
+    static func files(matching pattern: String) throws -> [String] {
+        var result = glob_t()
+        defer { globfree(&result) }
+        let status = glob(pattern, 0, nil, &result)
+        if status == GLOB_NOMATCH { return [] }
+        guard status == 0 else { throw BadInput("cannot expand \(String(reflecting: pattern))") }
+        var paths: [String] = []
+        for index in 0..<Int(result.gl_pathc) {
+            guard let pointer = result.gl_pathv[index] else { continue }
+            let path = String(cString: pointer)
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue {
+                paths.append(path)
+            }
+        }
+        return paths.sorted()
+    }
+}
+
+/// curl's `-d` and `--data-urlencode`, joined with `&`.
+enum URLEncodedData {
+    static func build(raw: [String], encoded: [String]) throws -> [UInt8] {
+        var pieces: [String] = []
+        for item in raw {
+            if item.hasPrefix("@") {
+                pieces.append(try read(String(item.dropFirst()), option: "-d").filter { $0 != "\r" && $0 != "\n" })
+            } else {
+                pieces.append(item)
+            }
+        }
+        for item in encoded {
+            // curl: "content", "=content", "name=content", "@file", "name@file".
+            if let equals = item.firstIndex(of: "=") {
+                let name = String(item[..<equals])
+                let content = URLEncodedForm.encode(String(item[item.index(after: equals)...]))
+                pieces.append(name.isEmpty ? content : name + "=" + content)
+            } else if let at = item.firstIndex(of: "@") {
+                let name = String(item[..<at])
+                let content = URLEncodedForm.encode(try read(String(item[item.index(after: at)...]), option: "--data-urlencode"))
+                pieces.append(name.isEmpty ? content : name + "=" + content)
+            } else {
+                pieces.append(URLEncodedForm.encode(item))
+            }
+        }
+        return Array(pieces.joined(separator: "&").utf8)
+    }
+
+    private static func read(_ path: String, option: String) throws -> String {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw BadInput("\(option) @\(path): cannot read the file")
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+}

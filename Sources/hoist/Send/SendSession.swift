@@ -1,0 +1,121 @@
+import Dispatch
+import FormData
+import Glibc
+import TerminalUI
+import UploadEngine
+
+/// Runs a `SendPlan` on the engine and reports: live rows on a terminal,
+/// response bodies or JSON lines on stdout, failures on stderr.
+final class SendSession: UploadEventMonitor, @unchecked Sendable {
+    let queue = DispatchQueue(label: "hoist.send.output")
+    /// What goes to stdout for each finished task.
+    enum Output {
+        /// The response body, as curl prints it.
+        case bodies
+        /// One JSON object per task (`--json`).
+        case jsonLines
+        /// A status line with the decoded JSON answer (the demo).
+        case summary
+    }
+
+    private let plan: SendPlan
+    private let output: Output
+    private let verbose: Bool
+    private let insecure: Bool
+    private let progress: LiveProgress?
+
+    init(plan: SendPlan, output: Output, verbose: Bool = false, insecure: Bool = false, showProgress: Bool = true) {
+        self.plan = plan
+        self.output = output
+        self.verbose = verbose
+        self.insecure = insecure
+        self.progress = showProgress && isatty(STDERR_FILENO) == 1 ? LiveProgress() : nil
+    }
+
+    func run() async -> ExitStatus {
+        let engine = UploadEngine(configuration: .init(concurrency: plan.concurrency, insecure: insecure), monitors: [self])
+        engine.pause()
+        var ids: [TaskID] = []
+        for (index, request) in plan.requests.enumerated() {
+            if verbose { printError(RequestDescription.lines(for: request, secretFields: plan.secretFields).joined(separator: "\n")) }
+            do {
+                ids.append(try engine.add(request, after: plan.after[index].map { ids[$0] }))
+            } catch {
+                engine.cancelAll(reason: "bad input")
+                await engine.shutdown()
+                printError("hoist: \(error)")
+                return .badInput
+            }
+        }
+        let interrupt = Interrupt { engine.cancelAll(reason: "interrupted") }
+        progress?.start()
+        engine.resume()
+        await engine.waitUntilIdle()
+        queue.sync {}
+        progress?.stop()
+        let interrupted = interrupt.fired
+        interrupt.cancel()
+        let all = engine.snapshots()
+        await engine.shutdown()
+        if interrupted { return .interrupted }
+        return all.allSatisfy { $0.state == .succeeded } ? .ok : .uploadFailed
+    }
+
+    func handle(_ event: UploadEvent) {
+        guard let snapshot = event.snapshot else { return }
+        progress?.update(snapshot)
+        guard case .finished(let task) = event else { return }
+        switch output {
+        case .jsonLines:
+            between { writeOut(Array((ResultLine.json(for: task) + "\n").utf8)) }
+        case .summary:
+            between { writeOut(Array((ResultLine.summary(for: task) + "\n").utf8)) }
+        case .bodies:
+            if let body = task.response?.body, !body.isEmpty {
+                between {
+                    writeOut(body)
+                    if body.last != UInt8(ascii: "\n"), isatty(STDOUT_FILENO) == 1 { writeOut([0x0A]) }
+                }
+            }
+        }
+        if let failure = task.failure.map({ "\($0)" }) ?? cancellation(task) {
+            between { printError("hoist: \(task.id) \(task.request.displayName): \(failure)") }
+        }
+    }
+
+    /// Prints between progress redraws, or at once when there are no rows.
+    private func between(_ body: () -> Void) {
+        if let progress { progress.suspendWhile(body) } else { body() }
+    }
+
+    private func cancellation(_ task: TaskSnapshot) -> String? {
+        if case .cancelled(let reason) = task.state { return "cancelled: \(reason)" }
+        return nil
+    }
+}
+
+/// SIGINT and SIGTERM cancel the uploads instead of killing the process mid-write.
+final class Interrupt: @unchecked Sendable {
+    private var sources: [DispatchSourceSignal] = []
+    private(set) var fired = false
+
+    init(_ action: @escaping @Sendable () -> Void) {
+        for signalNumber in [SIGINT, SIGTERM] {
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .main)
+            source.setEventHandler { [weak self] in
+                self?.fired = true
+                action()
+            }
+            source.resume()
+            sources.append(source)
+        }
+    }
+
+    func cancel() {
+        for source in sources { source.cancel() }
+        sources = []
+        signal(SIGINT, SIG_DFL)
+        signal(SIGTERM, SIG_DFL)
+    }
+}

@@ -1,0 +1,107 @@
+import ArgumentParser
+import CursesTerminal
+import Foundation
+import TerminalUI
+import UploadEngine
+
+/// `hoist` and `hoist tui [URL] [--profile NAME]`: the full-screen upload manager.
+struct TUICommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tui",
+        abstract: "Open the full-screen upload manager (the default when no command is given)."
+    )
+
+    @Argument(help: "Where uploads go, e.g. https://api.example.com/upload (t changes it in the UI). Without \"://\" it is taken as the first file.")
+    var url: String?
+
+    @Option(help: "Load a target with its fields and headers from the profiles file (~/.config/hoist/profiles.toml).")
+    var profile: String?
+
+    @Option(help: "Uploads running at once (+ and - change it in the UI).")
+    var concurrency: Int = 4
+
+    @Flag(name: [.customShort("k"), .long], help: "Accept any TLS certificate.")
+    var insecure = false
+
+    @Argument(help: "Files to stage at start.")
+    var files: [String] = []
+
+    func run() async throws {
+        var target = Target()
+        var entries: [FormEntry] = []
+        var concurrency = concurrency
+        // `hoist tui --profile ocr front.jpg`: the first word is a file when it is not a URL.
+        var url = url
+        var files = files
+        if let first = url, !first.contains("://") {
+            files.insert(first, at: 0)
+            url = nil
+        }
+        if let profile {
+            let loaded = try Profile.load(profile)
+            try loaded.apply(to: &target, entries: &entries)
+            concurrency = loaded.concurrency ?? concurrency
+        }
+        if let url {
+            do { _ = try UploadEngine.validate(url: url) } catch { throw BadInput(error.description) }
+            target.url = url
+        }
+        let status = try await UISession.run(
+            target: target, entries: entries, files: files, profile: profile,
+            configuration: UploadEngine.Configuration(concurrency: max(1, concurrency), insecure: insecure))
+        throw ExitCode(status.rawValue)
+    }
+}
+
+/// Opens the UI over a fresh engine and tears both down, whatever happens.
+enum UISession {
+    static func run(
+        target: Target, entries: [FormEntry], files: [String], profile: String?,
+        startDirectory: String = FileManager.default.currentDirectoryPath,
+        configuration: UploadEngine.Configuration, startUploads: Bool = false
+    ) async throws -> ExitStatus {
+        let mailbox = Mailbox()
+        let engine = UploadEngine(configuration: configuration, monitors: [mailbox])
+        var model = AppModel(
+            size: Size(width: 80, height: 24), target: target, profile: profile,
+            startDirectory: startDirectory)
+        model.entries = entries
+        model.queue.concurrency = configuration.concurrency
+        if !files.isEmpty {
+            guard case .staged(let staged, let problems) = FileSystem.stage(files) else { return .badInput }
+            guard problems.isEmpty else { throw BadInput(problems.joined(separator: "\n")) }
+            _ = model.update(.staged(staged, problems: []))
+        }
+        let app = UploadManagerApp(model: model, engine: engine, mailbox: mailbox)
+        if startUploads { app.handleInitial(.key(.character("U"))) }
+        // Curses wants one thread; the engine's own queues keep running meanwhile.
+        let box = UncheckedBox(app)
+        let result: Result<FrameStats, any Error> = await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(returning: Result { try CursesTerminal.run(box.value) })
+            }
+        }
+        await engine.shutdown()
+        if case .success(let stats) = result { writeStats(stats) }
+        if case .failure(let error) = result { throw BadInput("\(error)") }
+        return app.model.interrupted ? .interrupted : .ok
+    }
+}
+
+/// With `HOIST_UI_STATS=path`, what drawing cost is appended there as a JSON line (used by bench/ui.sh).
+private func writeStats(_ stats: FrameStats) {
+    guard let path = ProcessInfo.processInfo.environment["HOIST_UI_STATS"], !path.isEmpty else { return }
+    func ms(_ d: Duration) -> Double { Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15 }
+    let line = #"{"frames":\#(stats.frames),"render_ms":\#(ms(stats.renderTime)),"draw_ms":\#(ms(stats.drawTime)),"cells":\#(stats.cellsWritten)}"# + "\n"
+    if let handle = FileHandle(forWritingAtPath: path) ?? (FileManager.default.createFile(atPath: path, contents: nil) ? FileHandle(forWritingAtPath: path) : nil) {
+        handle.seekToEndOfFile()
+        handle.write(Data(line.utf8))
+        try? handle.close()
+    }
+}
+
+/// Hands the app to the UI thread, which is then its only user.
+private struct UncheckedBox<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}

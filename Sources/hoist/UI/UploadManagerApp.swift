@@ -1,0 +1,124 @@
+import Dispatch
+import FormData
+import Glibc
+import TerminalUI
+import UploadEngine
+
+/// The full-screen program: the pure model and update from TerminalUI,
+/// wired to a real UploadEngine and the file system. CursesTerminal runs it
+/// on the main thread; engine events and file reads come back through the
+/// mailbox, which wakes the loop.
+final class UploadManagerApp: TerminalProgram {
+    private(set) var model: AppModel
+    let engine: UploadEngine
+    let mailbox: Mailbox
+    private var dirty = true
+    private let io = DispatchQueue(label: "hoist.ui.files")
+
+    init(model: AppModel, engine: UploadEngine, mailbox: Mailbox) {
+        self.model = model
+        self.engine = engine
+        self.mailbox = mailbox
+    }
+
+    func start(size: Size, wake: @escaping @Sendable () -> Void) {
+        mailbox.setWake(wake)
+        model.size = size
+        wake()  // deliver anything posted before the loop began
+    }
+
+    func handle(_ input: TerminalInput) -> Bool {
+        dirty = true
+        switch input {
+        case .key(let key): return send(.key(key))
+        case .resize(let size): return send(.resize(size))
+        case .signal: return send(.interrupted)
+        case .tick: return true
+        case .wake:
+            for message in mailbox.drain() where !send(message) { return false }
+            return true
+        }
+    }
+
+    /// A message before the loop starts, e.g. the demo's first `U`.
+    func handleInitial(_ message: Message) {
+        _ = send(message)
+    }
+
+    var needsRedraw: Bool { dirty }
+
+    func render(into grid: inout Grid) {
+        Screen.render(model, into: &grid)
+        dirty = false
+    }
+
+    /// While uploads run, a tick a second keeps ETAs and elapsed times moving.
+    var tickInterval: Duration? { model.tasks.totals.running > 0 ? .seconds(1) : nil }
+
+    /// Runs `update` and carries out its effects. False once the app should end.
+    private func send(_ message: Message) -> Bool {
+        for effect in model.update(message) {
+            if !perform(effect) { return false }
+        }
+        return !model.quitting
+    }
+
+    private func perform(_ effect: Effect) -> Bool {
+        switch effect {
+        case .upload(let requests):
+            for request in requests {
+                do { try engine.add(request) } catch { mailbox.post(.uploadRefused("\(request.displayName): \(error)")) }
+            }
+        case .cancel(let id): engine.cancel(id)
+        case .retry(let id): engine.retry(id)
+        case .pause: engine.pause()
+        case .resume: engine.resume()
+        case .setConcurrency(let limit): engine.concurrencyLimit = limit
+        case .list(let directory):
+            io.async { [mailbox] in mailbox.post(FileSystem.list(directory)) }
+        case .stage(let paths):
+            io.async { [mailbox] in mailbox.post(FileSystem.stage(paths)) }
+        case .quit:
+            engine.cancelAll(reason: "hoist quit")
+            return false
+        }
+        return true
+    }
+}
+
+/// The file-system reads the UI asks for, answered as messages.
+enum FileSystem {
+    static func list(_ directory: String) -> Message {
+        guard let dir = opendir(directory) else {
+            return .listingFailed(directory: directory, error: "cannot open \(directory): \(String(cString: strerror(errno)))")
+        }
+        defer { closedir(dir) }
+        var entries: [DirectoryEntry] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name == "." || name == ".." { continue }
+            var info = stat()
+            let path = (directory == "/" ? "" : directory) + "/" + name
+            guard stat(path, &info) == 0 else { continue }  // a dangling link
+            let isDirectory = (info.st_mode & S_IFMT) == S_IFDIR
+            entries.append(DirectoryEntry(name: name, isDirectory: isDirectory, size: Int64(info.st_size)))
+        }
+        return .listed(directory: directory, entries: entries)
+    }
+
+    /// Checks each path as the encoder will (exists, a regular file, readable)
+    /// so a bad file is named now, not when its upload starts.
+    static func stage(_ paths: [String]) -> Message {
+        var staged: [StagedFile] = []
+        var problems: [String] = []
+        for path in paths {
+            do {
+                let snapshot = try FileSnapshot.regularFile(path: path, field: "file")
+                staged.append(StagedFile(path: path, size: snapshot.size))
+            } catch {
+                problems.append(error.description)
+            }
+        }
+        return .staged(staged, problems: problems)
+    }
+}

@@ -1,0 +1,235 @@
+import Foundation
+import Receiver
+import TestSupport
+import Testing
+
+/// `hoist send` run as a real subprocess against the Receiver on loopback.
+@Suite(.serialized) struct SendCommandTests {
+    @Test func everyFormSyntaxArrivesAsIntended() async throws {
+        try await withReceiver { receiver, _ in
+            let dir = TemporaryDirectory()
+            let photo = dir.file("身份证 正面.jpg", [0xFF, 0xD8, 1, 2, 3])
+            let note = dir.file("note.txt", text: "from a file")
+            let headerFile = dir.file("headers.txt", text: "X-From-File: yes\n# a comment\n")
+            let result = try await hoist([
+                "send", receiver.baseURL + "/upload", "-s",
+                "-F", "plain=hello world",
+                "-F", "photo=@\(photo)",
+                "-F", "typed=@\(note);type=text/x-note",
+                "-F", "renamed=@\(note);filename=renamed.txt",
+                "-F", "contents=<\(note)",
+                "-F", "quoted=\"a;b=c\"",
+                "-F", "withheader=@\(note);headers=\"X-Trace: 7\"",
+                "-F", "hdrfile=@\(note);headers=@\(headerFile)",
+                "--form-string", "literal=@not-a-file;type=x",
+                "-F", "files[]=@\(note)",
+                "-F", "files[]=@\(photo)",
+            ])
+            #expect(result.status == 0, "\(result.stderr)")
+            let upload = try decode(result.stdout)
+            #expect(upload.fields.map { "\($0.name)=\($0.value)" } == [
+                "plain=hello world", "contents=from a file", "quoted=a;b=c", "literal=@not-a-file;type=x",
+            ])
+            let files = upload.files.map { "\($0.name) \($0.filename ?? "-") \($0.contentType ?? "-") \($0.size)" }
+            #expect(files == [
+                "photo 身份证 正面.jpg image/jpeg 5",
+                "typed note.txt text/x-note 11",
+                "renamed renamed.txt text/plain 11",
+                "withheader note.txt text/plain 11",
+                "hdrfile note.txt text/plain 11",
+                "files[] note.txt text/plain 11",
+                "files[] 身份证 正面.jpg image/jpeg 5",
+            ])
+        }
+    }
+
+    @Test func stdinIsStreamedNotBuffered() async throws {
+        try await withReceiver { receiver, _ in
+            let total = 200 << 20
+            let hasher = LockedHasher()
+            let result = try await run("/usr/bin/time", ["-f", "maxrss_kib=%M", hoistBinary, "send", receiver.baseURL + "/upload", "-s", "--json", "-F", "blob=@-;filename=stdin.bin"]) { pipe in
+                var generator = SeededGenerator(state: 42)
+                var sent = 0
+                while sent < total {
+                    let chunk = randomBytes(min(1 << 20, total - sent), using: &generator)
+                    hasher.update(chunk)
+                    guard (try? pipe.write(contentsOf: chunk)) != nil else { return }
+                    sent += chunk.count
+                }
+            }
+            #expect(result.status == 0, "\(result.stderr)")
+            let line = try jsonObject(try #require(result.stdoutLines.first))
+            #expect(line["ok"] as? Bool == true)
+            #expect(line["bytes_total"] is NSNull, "stdin has no known length: sent chunked")
+            let file = try #require(((line["json"] as? [String: Any])?["files"] as? [[String: Any]])?.first)
+            #expect(file["sha256"] as? String == hasher.hex)
+            #expect((file["size"] as? NSNumber)?.intValue == total)
+            let rss = result.stderr.split(separator: "\n").first { $0.hasPrefix("maxrss_kib=") }.flatMap { Int($0.dropFirst("maxrss_kib=".count)) }
+            #expect(try #require(rss) < 150 * 1024, "200 MB of stdin must not be held in memory")
+        }
+    }
+
+    @Test func eachMakesOneTaskPerFileWithTheOtherFields() async throws {
+        try await withReceiver { receiver, saved in
+            let dir = TemporaryDirectory()
+            var expected: [String: String] = [:]
+            for index in 0..<50 {
+                var generator = SeededGenerator(state: UInt64(index))
+                let bytes = randomBytes(1000 + index, using: &generator)
+                dir.file("img-\(index).png", bytes)
+                expected["img-\(index).png"] = sha256(bytes)
+            }
+            dir.file("skip.txt", text: "not matched")
+            let result = try await hoist(["send", receiver.baseURL + "/upload", "--json", "--concurrency", "8", "-F", "album=holiday", "--each", "image=@\(dir.path)/*.png"])
+            #expect(result.status == 0, "\(result.stderr)")
+            let lines = try result.stdoutLines.map(jsonObject)
+            #expect(lines.count == 50)
+            var seen: [String: String] = [:]
+            for line in lines {
+                #expect(line["ok"] as? Bool == true)
+                #expect(line["status"] as? Int == 200)
+                #expect(line["attempts"] as? Int == 1)
+                #expect((line["bytes_sent"] as? Int) == (line["bytes_total"] as? Int))
+                let json = try #require(line["json"] as? [String: Any])
+                let fields = try #require(json["fields"] as? [[String: String]])
+                #expect(fields == [["name": "album", "value": "holiday"]])
+                let file = try #require((json["files"] as? [[String: Any]])?.first)
+                seen[file["filename"] as! String] = file["sha256"] as? String
+            }
+            #expect(seen == expected)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: saved.path).count == 50)
+        }
+    }
+
+    @Test func afterSuccessChainsAndStopsAtTheFirstFailure() async throws {
+        try await withReceiver(configure: { $0.failFirst = 0 }) { receiver, _ in
+            let dir = TemporaryDirectory()
+            for name in ["1-front.jpg", "2-back.jpg", "3-selfie.jpg"] { dir.file(name, text: name) }
+            let ok = try await hoist(["send", receiver.baseURL + "/upload", "--json", "--after-success", "--each", "f=@\(dir.path)/*.jpg"])
+            #expect(ok.status == 0, "\(ok.stderr)")
+            let order = try ok.stdoutLines.map { try jsonObject($0)["name"] as? String }
+            #expect(order == ["1-front.jpg", "2-back.jpg", "3-selfie.jpg"], "finished in chain order")
+
+            let failed = try await hoist(["send", receiver.baseURL + "/upload?status=500", "--json", "--retries", "0", "--after-success", "--each", "f=@\(dir.path)/*.jpg"])
+            #expect(failed.status == 1)
+            let lines = try failed.stdoutLines.map(jsonObject)
+            #expect(lines.count == 3)
+            #expect(lines.map { $0["ok"] as? Bool } == [false, false, false])
+            #expect((lines[0]["error"] as? String)?.hasPrefix("HTTP 500") == true)
+            #expect((lines[1]["error"] as? String)?.contains("task #1 failed") == true)
+            #expect(lines[1]["attempts"] as? Int == 0)
+            #expect(receiver.requestCount == 4, "3 for the first run, 1 for the second")
+        }
+    }
+
+    @Test func jsonLineHasEveryField() async throws {
+        try await withReceiver { receiver, _ in
+            let result = try await hoist(["send", receiver.baseURL + "/upload?reply=text", "--json", "-F", "a=b"])
+            #expect(result.status == 0)
+            let line = try jsonObject(try #require(result.stdoutLines.first))
+            for key in ["id", "url", "ok", "status", "bytes_sent", "bytes_total", "duration_ms", "attempts", "error", "json", "body"] {
+                #expect(line[key] != nil, "missing \(key)")
+            }
+            #expect(line["json"] is NSNull)
+            #expect(line["body"] as? String == "hello from hoist receiver")
+            #expect(line["error"] is NSNull)
+        }
+    }
+
+    @Test func bodyIsPrintedAsCurlDoes() async throws {
+        try await withReceiver { receiver, _ in
+            let result = try await hoist(["send", receiver.baseURL + "/upload?reply=text", "-F", "a=b"])
+            #expect(result.status == 0)
+            #expect(result.stdout == "hello from hoist receiver")
+        }
+    }
+
+    @Test func failedUploadExitsOneWithTheServerMessage() async throws {
+        try await withReceiver { receiver, _ in
+            let reply = #"{"RETCODE":"0001","RETMSG":"photo is blurry"}"#.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+            let result = try await hoist(["send", receiver.baseURL + "/upload?json=" + reply, "-F", "a=b", "--expect", "RETCODE=0000", "--message-path", "RETMSG"])
+            #expect(result.status == 1)
+            #expect(result.stderr.contains(#"expected RETCODE = "0000", got "0001": photo is blurry"#))
+            let refused = try await hoist(["send", "http://127.0.0.1:9/upload", "-F", "a=b", "--retries", "0"])
+            #expect(refused.status == 1)
+            #expect(refused.stderr.contains("cannot connect"))
+        }
+    }
+
+    @Test(arguments: [
+        (["send", "http://127.0.0.1:9/", "-F", "noequals"], "bad -F argument"),
+        (["send", "http://127.0.0.1:9/", "-F", "f=@/no/such/file.jpg"], "file not found: /no/such/file.jpg (field \"f\")"),
+        (["send", "http://127.0.0.1:9/", "-F", "f=@/tmp"], "is a directory"),
+        (["send", "ftp://example.com/", "-F", "a=b"], "the scheme must be http or https"),
+        (["send", "not a url", "-F", "a=b"], "invalid URL"),
+        (["send", "http://127.0.0.1:9/"], "nothing to send"),
+        (["send", "http://127.0.0.1:9/", "-F", "a=b", "--json", "{\"x\":1}"], "cannot be combined"),
+        (["send", "http://127.0.0.1:9/", "--json", "{broken"], "not valid JSON"),
+        (["send", "http://127.0.0.1:9/", "-F", "a=b", "-X", "DELETE"], "use POST, PUT or PATCH"),
+        (["send", "http://127.0.0.1:9/", "-F", "a=b", "-H", "NoColon"], "bad -H argument"),
+        (["send", "http://127.0.0.1:9/", "--each", "f=@/no/such/dir/*.jpg"], "no file matches"),
+        (["send", "http://127.0.0.1:9/", "-F", "a=b", "--expect", "=x"], "bad --expect argument"),
+        (["send", "http://127.0.0.1:9/", "-F", "a=b", "--concurrency", "0"], "--concurrency must be at least 1"),
+        (["send", "http://127.0.0.1:9/", "-F", "a=b", "--bogus"], "Unknown option"),
+    ])
+    func badInputExitsTwoAndSendsNothing(_ arguments: [String], _ message: String) async throws {
+        let result = try await hoist(arguments)
+        #expect(result.status == 2, "\(arguments): \(result.stderr)")
+        #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
+        #expect(result.stdout.isEmpty)
+    }
+
+    @Test func unreadableFileIsBadInput() async throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file("secret.key", text: "k", mode: 0o000)
+        var command = [hoistBinary, "send", "http://127.0.0.1:9/", "-F", "key=@\(path)"]
+        if geteuid() == 0 {
+            // root reads everything: run the same command as nobody, from a copy nobody can execute.
+            let copy = dir.path + "/hoist"
+            try FileManager.default.copyItem(atPath: hoistBinary, toPath: copy)
+            command = ["--reuid=65534", "--regid=65534", "--clear-groups", copy] + command.dropFirst()
+            let result = try await run("/usr/bin/setpriv", command)
+            #expect(result.status == 2, "\(result.stderr)")
+            #expect(result.stderr.contains("permission denied: \(path) (field \"key\")"), "\(result.stderr)")
+        } else {
+            let result = try await run(command[0], Array(command.dropFirst()))
+            #expect(result.status == 2, "\(result.stderr)")
+            #expect(result.stderr.contains("permission denied: \(path) (field \"key\")"))
+        }
+    }
+
+    @Test func secretsAreMaskedInVerboseOutput() async throws {
+        try await withReceiver { receiver, _ in
+            let result = try await hoist([
+                "send", receiver.baseURL.replacingOccurrences(of: "http://", with: "http://me:hunter2@") + "/upload", "-v", "-s",
+                "-u", "alice:s3cret-pw", "-H", "Cookie: session=abcdef", "-H", "X-Plain: visible",
+                "-F", "password=p4ss", "-F", "pin=1234", "--secret", "pin", "-F", "name=Bob",
+            ])
+            #expect(result.status == 0, "\(result.stderr)")
+            for secret in ["hunter2", "s3cret-pw", "YWxpY2U6czNjcmV0LXB3", "abcdef", "p4ss", "1234"] {
+                #expect(!result.stderr.contains(secret), "\(secret) leaked: \(result.stderr)")
+            }
+            #expect(result.stderr.contains("Authorization: Basic ••••••"))
+            #expect(result.stderr.contains("X-Plain: visible"))
+            #expect(result.stderr.contains("\"name\" = \"Bob\""))
+        }
+    }
+
+    @Test func otherBodyKinds() async throws {
+        try await withReceiver { receiver, _ in
+            let dir = TemporaryDirectory()
+            let image = dir.file("scan.png", [1, 2, 3, 4, 5])
+            let raw = try decode(try await hoist(["send", receiver.baseURL + "/scan.png", "-s", "-T", image]).stdout)
+            #expect(raw.method == "PUT")
+            #expect(raw.files.first?.sha256 == sha256([1, 2, 3, 4, 5]))
+            let urlencoded = try decode(try await hoist(["send", receiver.baseURL, "-s", "-d", "a=1&b=two", "--data-urlencode", "msg=hi there&more"]).stdout)
+            #expect(urlencoded.fields.map { "\($0.name)=\($0.value)" } == ["a=1", "b=two", "msg=hi there&more"])
+            let json = try await hoist(["send", receiver.baseURL, "-s", "--json", #"{"RETCODE":"0000"}"#, "--expect", "json.RETCODE=0000"])
+            #expect(json.status == 0, "\(json.stderr)")
+            let base64 = try await hoist(["send", receiver.baseURL, "-s", "--json", "--base64-json", "image=@\(image)", "-F", "user=42"])
+            #expect(base64.status == 0, "\(base64.stderr)")
+            let echoed = try #require((try jsonObject(base64.stdout)["json"] as? [String: Any])?["json"] as? [String: String])
+            #expect(echoed == ["image": Data([1, 2, 3, 4, 5]).base64EncodedString(), "type": "png", "user": "42"])
+        }
+    }
+}

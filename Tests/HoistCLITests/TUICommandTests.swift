@@ -1,0 +1,74 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `hoist tui` refuses bad input before it takes the screen, with exit status 2.
+@Suite struct TUICommandTests {
+    func tui(_ arguments: [String], config: String? = nil) async throws -> RunResult {
+        var environment = ProcessInfo.processInfo.environment
+        if let config { environment["XDG_CONFIG_HOME"] = config }
+        return try await run(hoistBinary, ["tui"] + arguments, environment: environment)
+    }
+
+    @Test(arguments: [
+        (["http://127.0.0.1:9/x", "/no/such/file.jpg"], "file not found: /no/such/file.jpg"),
+        (["http://127.0.0.1:9/x", "/tmp"], "is a directory"),
+        (["http://exa mple.com/x"], "invalid URL"),
+        (["front.jpg"], "file not found: front.jpg"),
+        (["ftp://example.com/x"], "http or https"),
+        (["http://127.0.0.1:9/x"], "hoist's UI needs a terminal; use `hoist send` in scripts"),
+    ])
+    func badInputExitsTwoBeforeTheScreenIsTouched(_ arguments: [String], _ message: String) async throws {
+        let result = try await tui(arguments)
+        #expect(result.status == 2)
+        #expect(result.stderr.contains(message), "stderr: \(result.stderr)")
+        #expect(!result.stdout.contains("\u{1B}["), "no escape sequences were written")
+    }
+
+    @Test func profilesAreLoadedOrRefusedByName() async throws {
+        let config = TemporaryDirectory()
+        var result = try await tui(["--profile", "verify"], config: config.path)
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("no profiles file at \(config.path)/hoist/profiles.toml"))
+
+        _ = config.directory("hoist")
+        _ = config.file("hoist/profiles.toml", text: "[verify]\nurl = \"http://x\"\nretries = \n")
+        result = try await tui(["--profile", "verify"], config: config.path)
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("\(config.path)/hoist/profiles.toml:3:"), "a syntax error names its line: \(result.stderr)")
+
+        _ = config.file("hoist/profiles.toml", text: "[verify]\nretries = \"three\"\n")
+        result = try await tui(["--profile", "verify"], config: config.path)
+        #expect(result.stderr.contains("verify.retries: expected a number"), "stderr: \(result.stderr)")
+
+        _ = config.file("hoist/profiles.toml", text: #"""
+            [verify]
+            url = "http://127.0.0.1:9/ocr"
+            method = "put"
+            expect = ["RETCODE=0000"]
+            message = "RETMSG"
+            [[verify.fields]]
+            name = "user_id"
+            value = "42"
+            [[verify.headers]]
+            name = "Authorization"
+            value = "Bearer x"
+
+            [broken]
+            method = "DELETE"
+
+            [badexpect]
+            expect = ["=x"]
+            """#)
+        result = try await tui(["--profile", "nope"], config: config.path)
+        #expect(result.stderr.contains(#"no profile "nope""#) && result.stderr.contains("it has: badexpect, broken, verify"))
+        result = try await tui(["--profile", "broken"], config: config.path)
+        #expect(result.stderr.contains(#"profile method "DELETE": use POST, PUT or PATCH"#))
+        result = try await tui(["--profile", "badexpect"], config: config.path)
+        #expect(result.stderr.contains("expected key.path=value"))
+        // A good profile gets as far as needing a terminal.
+        result = try await tui(["--profile", "verify"], config: config.path)
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("needs a terminal"))
+    }
+}

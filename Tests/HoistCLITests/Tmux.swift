@@ -1,0 +1,72 @@
+import Foundation
+import Testing
+
+/// A detached tmux session running a shell, driven like a user would:
+/// send keys, read the screen with `capture-pane -p`.
+struct Tmux {
+    let session: String
+
+    /// Starts `bash` in a `width`×`height` pane, in `directory`, with a UTF-8 locale.
+    static func start(width: Int, height: Int, directory: String) async throws -> Tmux {
+        let session = "hoist-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let result = try await run("/usr/bin/tmux", [
+            "-f", "/dev/null", "new-session", "-d", "-s", session, "-x", "\(width)", "-y", "\(height)", "-c", directory,
+            "env", "-i", "PATH=/usr/bin:/bin", "HOME=\(directory)", "TERM=tmux-256color", "LANG=C.UTF-8", "PS1=$ ",
+            "bash", "--norc", "--noprofile",
+        ])
+        guard result.status == 0 else { throw TmuxError(message: "tmux new-session failed: \(result.stderr)") }
+        return Tmux(session: session)
+    }
+
+    /// Types text literally (as `send-keys -l`), e.g. a command line or field value.
+    func type(_ text: String) async throws {
+        _ = try await run("/usr/bin/tmux", ["send-keys", "-t", session, "-l", text])
+    }
+
+    /// Presses named keys: "Enter", "Tab", "Escape", "Down", "Space", "C-c", "q", ...
+    func press(_ keys: String...) async throws {
+        for key in keys {
+            _ = try await run("/usr/bin/tmux", ["send-keys", "-t", session, key])
+            try await Task.sleep(for: .milliseconds(60))
+        }
+    }
+
+    func screen() async throws -> [String] {
+        let result = try await run("/usr/bin/tmux", ["capture-pane", "-p", "-t", session])
+        return result.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    }
+
+    func resize(width: Int, height: Int) async throws {
+        _ = try await run("/usr/bin/tmux", ["resize-window", "-t", session, "-x", "\(width)", "-y", "\(height)"])
+    }
+
+    /// Polls the screen until `predicate` holds; fails with the last screen after `timeout`.
+    @discardableResult
+    func waitFor(
+        _ what: String, timeout: Duration = .seconds(20), sourceLocation: SourceLocation = #_sourceLocation,
+        _ predicate: ([String]) -> Bool
+    ) async throws -> [String] {
+        let deadline = ContinuousClock.now + timeout
+        var last: [String] = []
+        while ContinuousClock.now < deadline {
+            last = try await screen()
+            if predicate(last) { return last }
+            try await Task.sleep(for: .milliseconds(150))
+        }
+        Issue.record("timed out waiting for \(what); the screen was:\n\(last.joined(separator: "\n"))", sourceLocation: sourceLocation)
+        throw TmuxError(message: "timed out waiting for \(what)")
+    }
+
+    func kill() async {
+        _ = try? await run("/usr/bin/tmux", ["kill-session", "-t", session])
+    }
+}
+
+struct TmuxError: Error, CustomStringConvertible {
+    let message: String
+    var description: String { message }
+}
+
+extension Array where Element == String {
+    var text: String { joined(separator: "\n") }
+}

@@ -1,0 +1,320 @@
+import FormData
+import Testing
+import UploadEngine
+
+@testable import TerminalUI
+
+/// `update`: messages in, model and effects out.
+@Suite struct AppModelUpdateTests {
+    func type(_ text: String, into model: inout AppModel) {
+        for c in text { _ = model.update(.key(.character(c))) }
+    }
+
+    @Test func tabCyclesThePanesBothWays() {
+        var m = Fixtures.model()
+        #expect(m.focus == .files)
+        for expected in [Pane.fields, .tasks, .response, .files] {
+            _ = m.update(.key(.tab))
+            #expect(m.focus == expected)
+        }
+        _ = m.update(.key(.backTab))
+        #expect(m.focus == .response)
+        _ = m.update(.key(.character("2")))
+        #expect(m.focus == .fields)
+    }
+
+    @Test func addingAFieldAndASecretHeader() {
+        var m = Fixtures.model()
+        _ = m.update(.key(.character("f")))
+        guard case .editor = m.overlay else { Issue.record("f opens the editor"); return }
+        type("user_id", into: &m)
+        _ = m.update(.key(.tab))
+        type("42", into: &m)
+        _ = m.update(.key(.enter))
+        #expect(m.overlay == nil)
+        _ = m.update(.key(.character("H")))
+        type("Authorization", into: &m)
+        _ = m.update(.key(.tab))
+        type("Bearer s3cr3t", into: &m)
+        _ = m.update(.key(.enter))
+        _ = m.update(.key(.character("f")))
+        type("password", into: &m)
+        _ = m.update(.key(.tab))
+        type("hunter2", into: &m)
+        _ = m.update(.key(.enter))
+        #expect(m.entries == [
+            FormEntry(kind: .field, name: "user_id", value: "42", isSecret: false),
+            FormEntry(kind: .header, name: "Authorization", value: "Bearer s3cr3t", isSecret: true),
+            FormEntry(kind: .field, name: "password", value: "hunter2", isSecret: true),
+        ])
+        // `s` toggles masking on the selected entry.
+        m.focus = .fields
+        m.cursor[.fields] = 0
+        _ = m.update(.key(.character("s")))
+        #expect(m.entries[0].isSecret)
+    }
+
+    @Test func badHeadersAreRefusedInTheEditor() {
+        var m = Fixtures.model()
+        _ = m.update(.key(.character("H")))
+        type("Bad Name", into: &m)
+        _ = m.update(.key(.tab))
+        type("v", into: &m)
+        _ = m.update(.key(.enter))
+        guard case .editor(let form) = m.overlay else { Issue.record("the editor stays open"); return }
+        #expect(form.error?.contains("header name") == true)
+        #expect(m.entries.isEmpty)
+        _ = m.update(.key(.escape))
+        #expect(m.overlay == nil)
+        #expect(m.entries.isEmpty, "Escape saves nothing")
+        // An empty name is refused too.
+        _ = m.update(.key(.character("f")))
+        _ = m.update(.key(.enter))
+        guard case .editor(let again) = m.overlay else { Issue.record("still open"); return }
+        #expect(again.error == "the name is empty")
+    }
+
+    @Test func fileBrowserListsFiltersMarksAndStages() {
+        var m = Fixtures.model()
+        #expect(m.update(.key(.character("a"))) == [.list(directory: "/data")])
+        _ = m.update(.listed(directory: "/data", entries: [
+            DirectoryEntry(name: "z.jpg", isDirectory: false, size: 10),
+            DirectoryEntry(name: "img10.jpg", isDirectory: false, size: 10),
+            DirectoryEntry(name: "img2.jpg", isDirectory: false, size: 10),
+            DirectoryEntry(name: ".secret.jpg", isDirectory: false, size: 10),
+            DirectoryEntry(name: "notes.txt", isDirectory: false, size: 10),
+            DirectoryEntry(name: "photos", isDirectory: true),
+        ]))
+        func names(_ m: AppModel) -> [String] {
+            guard case .browser(let b) = m.overlay else { return [] }
+            return b.visibleEntries.map(\.name)
+        }
+        #expect(names(m) == ["..", "photos", "img2.jpg", "img10.jpg", "notes.txt", "z.jpg"], "dirs first, natural order, hidden not shown")
+        _ = m.update(.key(.character(".")))
+        #expect(names(m).contains(".secret.jpg"))
+        _ = m.update(.key(.character(".")))
+        _ = m.update(.key(.character("/")))
+        type("*.jpg", into: &m)
+        _ = m.update(.key(.enter))
+        #expect(names(m) == ["..", "photos", "img2.jpg", "img10.jpg", "z.jpg"], "the glob keeps directories")
+        _ = m.update(.key(.down))
+        _ = m.update(.key(.down))  // img2.jpg
+        _ = m.update(.key(.character(" ")))  // mark, move to img10
+        _ = m.update(.key(.down))  // z.jpg
+        _ = m.update(.key(.character(" ")))
+        #expect(m.update(.key(.character("a"))) == [.stage(paths: ["/data/img2.jpg", "/data/z.jpg"])])
+        #expect(m.overlay == nil)
+        _ = m.update(.staged([StagedFile(path: "/data/img2.jpg", size: 10), StagedFile(path: "/data/z.jpg", size: 10)], problems: []))
+        #expect(m.files.map(\.baseName) == ["img2.jpg", "z.jpg"])
+        #expect(m.files.map(\.detectedType) == ["image/jpeg", "image/jpeg"])
+        #expect(m.notice == Notice("staged 2 files"))
+    }
+
+    @Test func browserEntersDirectoriesAndGoesUp() {
+        var m = Fixtures.model()
+        _ = m.update(.key(.character("a")))
+        _ = m.update(.listed(directory: "/data", entries: [DirectoryEntry(name: "photos", isDirectory: true)]))
+        _ = m.update(.key(.down))
+        #expect(m.update(.key(.enter)) == [.list(directory: "/data/photos")])
+        #expect(m.update(.key(.backspace)) == [.list(directory: "/data")])
+        _ = m.update(.listingFailed(directory: "/data", error: "cannot open /data: Permission denied"))
+        guard case .browser(let b) = m.overlay else { Issue.record("browser open"); return }
+        #expect(b.error == "cannot open /data: Permission denied")
+        #expect(FileBrowser.parent(of: "/data") == "/")
+        #expect(FileBrowser.parent(of: "/") == "/")
+    }
+
+    @Test func stagingProblemsAreShown() {
+        var m = Fixtures.model()
+        _ = m.update(.staged([], problems: ["is a directory: /tmp (field \"file\")"]))
+        #expect(m.notice == Notice("is a directory: /tmp (field \"file\")", isError: true))
+    }
+
+    @Test func uploadEachFileOrAllInOneRequest() throws {
+        var m = Fixtures.busyModel()
+        var effects = m.update(.key(.character("u")))
+        guard case .upload(let each) = effects.first else { Issue.record("u uploads"); return }
+        #expect(each.count == 3)
+        #expect(each.map(\.displayName) == ["身份证 正面.jpg", "身份证 反面.jpg", "build-artifact.tar.gz"])
+        guard case .multipart(let form) = each[0].body else { Issue.record("multipart"); return }
+        #expect(form.parts.map(\.name) == ["user_id", "image"])
+        #expect(form.parts[1].filename == "身份证 正面.jpg")
+        #expect(each[0].headers == [HeaderField("Authorization", "Bearer abc")])
+
+        _ = m.update(.key(.character("o")))
+        effects = m.update(.key(.character("u")))
+        guard case .upload(let one) = effects.first else { Issue.record("u uploads"); return }
+        #expect(one.count == 1)
+        guard case .multipart(let all) = one[0].body else { Issue.record("multipart"); return }
+        #expect(all.parts.map(\.name) == ["user_id", "image", "image", "file"])
+
+        // Marked files only, and `U` always sends one task per file.
+        m.cursor[.files] = 1
+        _ = m.update(.key(.character(" ")))
+        effects = m.update(.key(.character("U")))
+        guard case .upload(let marked) = effects.first else { Issue.record("U uploads"); return }
+        #expect(marked.map(\.displayName) == ["身份证 反面.jpg"])
+        #expect(m.files.allSatisfy { !$0.marked }, "marks are cleared once sent")
+    }
+
+    @Test func uploadWithoutATargetOrAnythingStagedExplainsWhy() {
+        var m = AppModel(size: Size(width: 80, height: 24), target: Target(), startDirectory: "/")
+        #expect(m.update(.key(.character("u"))).isEmpty)
+        #expect(m.notice == Notice("no target URL: press t to set one", isError: true))
+        m.target.url = "http://127.0.0.1:1/x"
+        #expect(m.update(.key(.character("u"))).isEmpty)
+        #expect(m.notice?.text.hasPrefix("nothing to upload") == true)
+        m.target.url = "ftp://host/x"
+        _ = m.update(.key(.character("u")))
+        #expect(m.notice?.text.contains("http or https") == true)
+    }
+
+    @Test func targetEditorValidates() {
+        var m = Fixtures.model()
+        _ = m.update(.key(.character("t")))
+        _ = m.update(.key(.control("u")))
+        type("not a url", into: &m)
+        _ = m.update(.key(.enter))
+        guard case .editor(let form) = m.overlay else { Issue.record("still open"); return }
+        #expect(form.error?.contains("invalid URL") == true)
+        _ = m.update(.key(.control("u")))
+        type("https://api.example.com/ocr", into: &m)
+        _ = m.update(.key(.tab))
+        _ = m.update(.key(.right))  // POST -> PUT
+        _ = m.update(.key(.tab))
+        _ = m.update(.key(.right))  // multipart -> base64 JSON
+        _ = m.update(.key(.tab))
+        type("RETCODE=0000", into: &m)
+        _ = m.update(.key(.tab))
+        type("RETMSG", into: &m)
+        _ = m.update(.key(.enter))
+        #expect(m.overlay == nil)
+        #expect(m.target == Target(
+            url: "https://api.example.com/ocr", method: .put, bodyKind: .base64JSON,
+            expectations: [.init(path: "RETCODE", value: "0000")], messagePath: "RETMSG", retries: 3))
+    }
+
+    @Test func engineEventsFillTheTaskListAndTheResponseFollowsTheCursor() {
+        var m = Fixtures.model()
+        _ = m.update(.engine(.added(Fixtures.task(1, "a.jpg", state: .queued))))
+        _ = m.update(.engine(.added(Fixtures.task(2, "b.jpg", state: .queued))))
+        #expect(m.tasks.visible == [TaskID(1), TaskID(2)])
+        #expect(m.responseTask == TaskID(1))
+        _ = m.update(.engine(.progress(Fixtures.task(2, "b.jpg", state: .sending, sent: 50, total: 100))))
+        #expect(m.tasks[TaskID(2)]?.progress.bytesSent == 50)
+        m.focus = .tasks
+        _ = m.update(.key(.down))
+        #expect(m.responseTask == TaskID(2))
+        _ = m.update(.engine(.queueChanged(QueueStatus(isPaused: true, concurrency: 5, running: 1, queued: 0))))
+        #expect(m.queue.isPaused)
+        #expect(m.update(.key(.character("p"))) == [.resume])
+        #expect(m.update(.key(.character("+"))) == [.setConcurrency(6)])
+        #expect(m.update(.key(.character("c"))) == [.cancel(TaskID(2))])
+        _ = m.update(.engine(.finished(Fixtures.task(2, "b.jpg", state: .failed(.httpStatus(503, message: nil))))))
+        #expect(m.update(.key(.character("c"))).isEmpty, "a finished task cannot be cancelled")
+        #expect(m.update(.key(.character("r"))) == [.retry(TaskID(2))])
+        _ = m.update(.key(.character("d")))
+        #expect(m.tasks.visible == [TaskID(1)], "d removes a finished task")
+        #expect(m.responseTask == TaskID(1))
+    }
+
+    @Test func concurrencyStaysBetweenOneAnd64() {
+        var m = Fixtures.model()
+        m.queue.concurrency = 1
+        #expect(m.update(.key(.character("-"))) == [.setConcurrency(1)])
+        m.queue.concurrency = 64
+        #expect(m.update(.key(.character("+"))) == [.setConcurrency(64)])
+    }
+
+    @Test func filterByNameOrState() {
+        var m = Fixtures.busyModel()
+        _ = m.update(.key(.character("/")))
+        type("身份", into: &m)
+        #expect(m.tasks.visible == [TaskID(1), TaskID(2)])
+        _ = m.update(.key(.enter))
+        #expect(m.filterInput == nil)
+        #expect(m.tasks.filter == "身份", "Enter keeps the filter")
+        _ = m.update(.key(.character("/")))
+        _ = m.update(.key(.control("u")))
+        type("sending", into: &m)
+        #expect(m.tasks.visible == [TaskID(2), TaskID(3)])
+        // A task that finishes leaves the "sending" filter.
+        _ = m.update(.engine(.finished(Fixtures.task(3, "build-artifact.tar.gz", state: .succeeded))))
+        #expect(m.tasks.visible == [TaskID(2)])
+        _ = m.update(.key(.escape))
+        #expect(m.tasks.visible.count == 3)
+    }
+
+    @Test func quitAsksWhileUploadsRun() {
+        var m = Fixtures.busyModel()
+        #expect(m.update(.key(.character("q"))).isEmpty)
+        #expect(m.overlay == .confirmQuit(running: 2))
+        #expect(m.update(.key(.character("n"))).isEmpty)
+        #expect(m.overlay == nil)
+        #expect(!m.quitting)
+        _ = m.update(.key(.character("q")))
+        #expect(m.update(.key(.character("y"))) == [.quit])
+        #expect(m.quitting)
+
+        var idle = Fixtures.model()
+        #expect(idle.update(.key(.character("q"))) == [.quit])
+        var signalled = Fixtures.busyModel()
+        #expect(signalled.update(.interrupted) == [.quit])
+        #expect(signalled.interrupted)
+    }
+
+    @Test func aThousandTasksScrollByPages() {
+        var m = Fixtures.model(width: 80, height: 24)
+        for i in 1...1000 { _ = m.update(.engine(.added(Fixtures.task(i, "file-\(i).bin", state: .queued)))) }
+        m.focus = .tasks
+        let page = ScreenLayout(size: m.size).listHeight(.tasks)
+        _ = m.update(.key(.pageDown))
+        #expect(m.cursor(.tasks) == page)
+        #expect(m.scroll[.tasks] == 1, "scrolls just enough to show the cursor")
+        _ = m.update(.key(.character("G")))
+        #expect(m.cursor(.tasks) == 999)
+        #expect(m.scroll[.tasks] == 1000 - page)
+        _ = m.update(.key(.character("g")))
+        #expect(m.cursor(.tasks) == 0)
+        #expect(m.scroll[.tasks] == 0)
+        _ = m.update(.key(.up))
+        #expect(m.cursor(.tasks) == 0, "the cursor stops at the top")
+    }
+
+    @Test func editingAFilesPart() {
+        var m = Fixtures.busyModel()
+        _ = m.update(.key(.character("e")))
+        _ = m.update(.key(.control("u")))
+        type("front", into: &m)
+        _ = m.update(.key(.tab))
+        type("id-front.jpg", into: &m)
+        _ = m.update(.key(.tab))
+        type("nonsense", into: &m)
+        _ = m.update(.key(.enter))
+        guard case .editor(let form) = m.overlay else { Issue.record("refused"); return }
+        #expect(form.error == "a type looks like image/jpeg")
+        _ = m.update(.key(.control("u")))
+        type("image/png", into: &m)
+        _ = m.update(.key(.enter))
+        #expect(m.files[0].fieldName == "front")
+        #expect(m.files[0].displayName == "id-front.jpg")
+        #expect(m.files[0].effectiveType == "image/png")
+        _ = m.update(.key(.character("d")))
+        #expect(m.files.count == 2)
+    }
+
+    @Test func textInputEditsLikeAShell() {
+        var input = TextInput("hello world")
+        _ = input.handle(.control("w"))
+        #expect(input.text == "hello ")
+        _ = input.handle(.home)
+        _ = input.handle(.character("¡"))
+        #expect(input.text == "¡hello ")
+        _ = input.handle(.control("k"))
+        #expect(input.text == "¡")
+        let long = TextInput("身份证身份证身份证")
+        let (shown, cursor) = long.window(width: 8)
+        #expect(TextWidth.columns(of: shown) <= 8)
+        #expect(cursor <= 7)
+    }
+}

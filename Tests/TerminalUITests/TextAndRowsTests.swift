@@ -1,0 +1,97 @@
+import Testing
+import UploadEngine
+
+@testable import TerminalUI
+
+@Suite struct TextWidthTests {
+    @Test func widths() {
+        #expect(TextWidth.columns(of: "abc") == 3)
+        #expect(TextWidth.columns(of: "身份证 正面.jpg") == 15)
+        #expect(TextWidth.columns(of: "🚀📦") == 4)
+        #expect(TextWidth.columns(of: "e\u{301}") == 1, "a combining accent takes no column")
+        #expect(TextWidth.columns(of: "ｆｕｌｌ") == 8)
+        #expect(TextWidth.columns(of: "❤️") == 2, "emoji presentation")
+    }
+
+    @Test func truncateByColumnsNeverSplitsAWideCharacter() {
+        #expect(TextWidth.truncate("身份证 正面.jpg", toColumns: 6) == "身份…")
+        #expect(TextWidth.truncate("身份证 正面.jpg", toColumns: 7) == "身份证…")
+        #expect(TextWidth.truncate("short", toColumns: 10) == "short")
+        #expect(TextWidth.fit("身份", toColumns: 6) == "身份  ")
+        #expect(TextWidth.fit("7", toColumns: 3, alignRight: true) == "  7")
+        #expect(TextWidth.columns(of: TextWidth.fit("🚀🚀🚀🚀", toColumns: 5)) == 5)
+    }
+}
+
+@Suite struct FormatTests {
+    @Test func units() {
+        #expect(Format.bytes(0) == "0 B")
+        #expect(Format.bytes(1023) == "1023 B")
+        #expect(Format.bytes(1024) == "1.00 KiB")
+        #expect(Format.bytes(4_718_592) == "4.50 MiB")
+        #expect(Format.bytes(123 << 20) == "123 MiB")
+        #expect(Format.bytes(1 << 30) == "1.00 GiB")
+        #expect(Format.rate(0) == "-")
+        #expect(Format.rate(2_202_010) == "2.10 MiB/s")
+        #expect(Format.duration(.milliseconds(400)) == "1s")
+        #expect(Format.duration(.seconds(0)) == "0s")
+        #expect(Format.duration(.seconds(185)) == "3m05s")
+        #expect(Format.duration(.seconds(7620)) == "2h07m")
+    }
+
+    @Test func percentAndBarReach100OnlyWhenComplete() {
+        #expect(Format.percent(0.999) == "99%")
+        #expect(Format.percent(1) == "100%")
+        #expect(Format.bar(0.999, width: 10) == "[#########-]")
+        #expect(Format.bar(1, width: 10) == "[##########]")
+        #expect(Format.bar(nil, width: 4) == "[~~~~]")
+    }
+}
+
+@Suite struct TransferRowsTests {
+    static func task(_ id: Int, _ name: String, state: TaskState, sent: Int64, total: Int64?, speed: Double = 0, eta: Duration? = nil, status: Int? = nil) -> TaskSnapshot {
+        var snapshot = TaskSnapshot(
+            id: TaskID(id), request: UploadRequest(url: "http://x/", body: .json([]), label: name), priority: .normal,
+            dependency: nil, state: state,
+            progress: UploadProgress(attempt: 1, bytesSent: sent, totalBytes: total, bytesPerSecond: speed, eta: eta),
+            attempts: 1, response: nil, answeredEarly: false, addedAt: .now, startedAt: nil, finishedAt: nil)
+        if let status {
+            snapshot.response = UploadResponse(status: status, headers: [], elapsed: .zero, body: [], bodyBytesReceived: 0, content: .empty)
+        }
+        return snapshot
+    }
+
+    let sample = [
+        TransferRowsTests.task(1, "身份证 正面.jpg", state: .sending, sent: 4_718_592, total: 10_485_760, speed: 2_202_010, eta: .seconds(3)),
+        TransferRowsTests.task(2, "notes.txt", state: .succeeded, sent: 1024, total: 1024, status: 200),
+    ]
+
+    @Test func rowsAtEightyColumns() {
+        let lines = TransferRows.lines(for: sample, width: 80, maxRows: 10)
+        #expect(lines == [
+            "身份证 正面.jpg  [##----]  45%    4.50 MiB / 10.0 MiB  ETA 3s     sending       ",
+            "notes.txt        [######] 100%    1.00 KiB / 1.00 KiB             done 200      ",
+            "Total 1/2 done   [##----]  45%    4.50 MiB / 10.0 MiB  ETA 3s                   ",
+        ])
+        #expect(lines.allSatisfy { TextWidth.columns(of: $0) == 80 })
+    }
+
+    @Test func rowsAtWideTerminal() {
+        let lines = TransferRows.lines(for: sample, width: 120, maxRows: 10)
+        #expect(lines == [
+            "身份证 正面.jpg              [#########-----------]  45%    4.50 MiB / 10.0 MiB    2.10 MiB/s  ETA 3s     sending       ",
+            "notes.txt                    [####################] 100%    1.00 KiB / 1.00 KiB                           done 200      ",
+            "Total 1/2 done               [#########-----------]  45%    4.50 MiB / 10.0 MiB    2.10 MiB/s  ETA 3s                   ",
+        ])
+        #expect(lines.allSatisfy { TextWidth.columns(of: $0) == 120 })
+    }
+
+    @Test func aThousandTasksShowOnlyWhatFits() {
+        let tasks = (1...1000).map { TransferRowsTests.task($0, "file-\($0).bin", state: $0 <= 8 ? .sending : .queued, sent: 10, total: 100) }
+        let lines = TransferRows.lines(for: tasks, width: 100, maxRows: 12)
+        #expect(lines.count == 13)
+        #expect(lines[0].hasPrefix("file-1.bin"))
+        #expect(lines[7].hasPrefix("file-8.bin"))
+        #expect(lines.last!.hasPrefix("Total 0/1000 done"))
+    }
+}

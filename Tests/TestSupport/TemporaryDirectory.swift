@@ -1,0 +1,110 @@
+import Glibc
+
+/// A fresh directory under /tmp, removed when the test is done with it.
+public final class TemporaryDirectory: @unchecked Sendable {
+    public let path: String
+
+    public init() {
+        var template = Array("/tmp/hoist-tests-XXXXXX".utf8CString)
+        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+        precondition(made != nil, "mkdtemp failed: \(errno)")
+        path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        chmod(path, 0o755)
+    }
+
+    deinit {
+        removeTree(path)
+    }
+
+    /// Writes `bytes` to a file in the directory and returns its path.
+    @discardableResult
+    public func file(_ name: String, _ bytes: [UInt8], mode: mode_t = 0o644) -> String {
+        let full = path + "/" + name
+        let fd = open(full, O_WRONLY | O_CREAT | O_TRUNC, mode)
+        precondition(fd >= 0, "cannot create \(full): \(errno)")
+        var done = 0
+        while done < bytes.count {
+            let count = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + done, bytes.count - done) }
+            precondition(count > 0)
+            done += count
+        }
+        close(fd)
+        chmod(full, mode)
+        return full
+    }
+
+    @discardableResult
+    public func file(_ name: String, text: String, mode: mode_t = 0o644) -> String {
+        file(name, Array(text.utf8), mode: mode)
+    }
+
+    /// A path inside the directory (nothing is created).
+    public func sub(_ name: String) -> String {
+        path + "/" + name
+    }
+
+    public func directory(_ name: String) -> String {
+        let full = path + "/" + name
+        mkdir(full, 0o755)
+        return full
+    }
+}
+
+public func removeTree(_ path: String) {
+    guard let dir = opendir(path) else {
+        unlink(path)
+        return
+    }
+    while let entry = readdir(dir) {
+        let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+            String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
+        }
+        if name == "." || name == ".." { continue }
+        let child = path + "/" + name
+        var info = stat()
+        if lstat(child, &info) == 0, info.st_mode & S_IFMT == S_IFDIR {
+            removeTree(child)
+        } else {
+            unlink(child)
+        }
+    }
+    closedir(dir)
+    rmdir(path)
+}
+
+/// Random bytes from a seeded generator, so a failing case can be replayed.
+public struct SeededGenerator: RandomNumberGenerator {
+    public var state: UInt64
+
+    public init(state: UInt64) {
+        self.state = state
+    }
+
+    public mutating func next() -> UInt64 {
+        // SplitMix64.
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+public func randomBytes(_ count: Int, using generator: inout SeededGenerator) -> [UInt8] {
+    var words = [UInt64](repeating: 0, count: (count + 7) / 8)
+    for index in words.indices { words[index] = generator.next() }
+    return words.withUnsafeBytes { Array($0.prefix(count)) }
+}
+
+/// Runs `body` with this thread's filesystem uid set to `nobody`, so that a
+/// root test run sees file permissions the way a normal user does.
+/// setfsuid is per-thread, and the closure is synchronous, so no other test is affected.
+@discardableResult
+public func asUnprivilegedUser<T>(_ body: () throws -> T) rethrows -> T {
+    guard geteuid() == 0 else { return try body() }
+    typealias SetFSUID = @convention(c) (UInt32) -> Int32
+    let setfsuid = unsafeBitCast(dlsym(UnsafeMutableRawPointer(bitPattern: 0), "setfsuid")!, to: SetFSUID.self)
+    _ = setfsuid(65534)
+    defer { _ = setfsuid(0) }
+    return try body()
+}

@@ -1,0 +1,154 @@
+import FormData
+import Foundation
+import Receiver
+import TestSupport
+import Testing
+
+@testable import UploadEngine
+
+/// Dependencies, dedupe, priorities, pause/resume and cancel, against the real Receiver.
+@Suite(.serialized) struct EngineSchedulingTests {
+    func request(_ h: Harness, _ name: String, query: String = "", retry: RetryPolicy = .none) -> UploadRequest {
+        let file = randomFile(h, name, size: 5_000, seed: UInt64(name.utf8.count))
+        return UploadRequest(url: h.url + query, body: .multipart(MultipartForm(parts: [.file("image", path: file.path)])), retry: retry, label: name)
+    }
+
+    /// The order in which tasks started sending.
+    func startOrder(_ h: Harness) -> [TaskID] {
+        var order: [TaskID] = []
+        for case .stateChanged(let snapshot) in h.events.all() where snapshot.state == .sending && !order.contains(snapshot.id) {
+            order.append(snapshot.id)
+        }
+        return order
+    }
+
+    @Test func backOfTheCardWaitsForTheFront() async throws {
+        try await Harness.run { h in
+            let front = try h.engine.add(request(h, "front.jpg", query: "?delay=200"))
+            let back = try h.engine.add(request(h, "back.jpg"), after: front)
+            #expect(h.engine.snapshot(back)?.state == .waitingForDependency(front))
+            let frontDone = try await h.finish(front)
+            let backDone = try await h.finish(back)
+            #expect(frontDone.state == .succeeded && backDone.state == .succeeded)
+            #expect(backDone.startedAt! >= frontDone.finishedAt!)
+        }
+    }
+
+    @Test func failedDependencyCancelsTheDependents() async throws {
+        try await Harness.run { h in
+            let front = try h.engine.add(request(h, "front.jpg", query: "?status=500"))
+            let back = try h.engine.add(request(h, "back.jpg"), after: front)
+            let selfie = try h.engine.add(request(h, "selfie.jpg"), after: back)
+            await h.engine.waitUntilIdle()
+            #expect(h.engine.snapshot(front)?.failure == .httpStatus(500, message: nil))
+            guard case .cancelled(let reason)? = h.engine.snapshot(back)?.state else { Issue.record("back not cancelled"); return }
+            #expect(reason.hasPrefix("task #1 failed: HTTP 500"))
+            #expect(h.engine.snapshot(selfie)?.state == .cancelled(reason: "task #2 was cancelled"))
+            #expect(h.engine.snapshot(back)?.attempts == 0, "nothing was sent for it")
+            #expect(h.receiver.requestCount == 1)
+        }
+    }
+
+    @Test func dependencyOnAFinishedTask() async throws {
+        try await Harness.run { h in
+            let ok = try h.engine.add(request(h, "ok.jpg"))
+            _ = try await h.finish(ok)
+            let next = try h.engine.add(request(h, "next.jpg"), after: ok)
+            #expect(try await h.finish(next).state == .succeeded)
+            let cancelled = try h.engine.add(request(h, "c.jpg", query: "?delay=5000"))
+            h.engine.cancel(cancelled)
+            let orphan = try h.engine.add(request(h, "orphan.jpg"), after: cancelled)
+            #expect(h.engine.snapshot(orphan)?.state == .cancelled(reason: "task #3 was cancelled (cancelled by the user)"))
+        }
+    }
+
+    @Test func identicalRequestIsNotAddedTwice() async throws {
+        try await Harness.run { h in
+            h.engine.pause()
+            let base = request(h, "same.jpg")
+            let first = try h.engine.add(base)
+            var again = base
+            if case .multipart(var form) = again.body {
+                form.boundary = .random()
+                again.body = .multipart(form)
+            }
+            #expect(try h.engine.add(again) == first, "same upload while queued")
+            var other = base
+            other.url += "?x=1"
+            #expect(try h.engine.add(other) != first)
+            h.engine.resume()
+            _ = try await h.finish(first)
+            #expect(try h.engine.add(base) != first, "once finished, the same upload can be sent again")
+            await h.engine.waitUntilIdle()
+        }
+    }
+
+    @Test func higherPriorityStartsFirst() async throws {
+        try await Harness.run(concurrency: 1) { h in
+            h.engine.pause()
+            let low = try h.engine.add(request(h, "low.jpg"), priority: .low)
+            let normal = try h.engine.add(request(h, "normal.jpg"), priority: .normal)
+            let high = try h.engine.add(request(h, "high.jpg"), priority: .high)
+            let normal2 = try h.engine.add(request(h, "normal2.jpg"), priority: .normal)
+            h.engine.resume()
+            await h.engine.waitUntilIdle()
+            #expect(startOrder(h) == [high, normal, normal2, low])
+        }
+    }
+
+    @Test func pauseHoldsTheQueueAndResumeRunsIt() async throws {
+        try await Harness.run(concurrency: 2) { h in
+            h.engine.pause()
+            #expect(h.engine.isPaused)
+            let ids = try (0..<5).map { try h.engine.add(request(h, "p\($0).jpg")) }
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(ids.allSatisfy { h.engine.snapshot($0)?.state == .queued })
+            #expect(h.receiver.requestCount == 0)
+            h.engine.concurrencyLimit = 3
+            h.engine.resume()
+            await h.engine.waitUntilIdle()
+            #expect(ids.allSatisfy { h.engine.snapshot($0)?.state == .succeeded })
+            let statuses = h.events.all().compactMap { if case .queueChanged(let s) = $0 { s } else { nil } }
+            #expect(statuses.map(\.isPaused) == [true, true, false])
+            #expect(statuses.last?.concurrency == 3)
+        }
+    }
+
+    @Test func cancelMidUploadLeaksNoDescriptors() async throws {
+        try await Harness.run(configure: { $0.readBytesPerSecond = 2_000_000 }) { h in
+            let file = randomFile(h, "large.bin", size: 40_000_000, seed: 5)
+            // Warm the pool so the count below includes the client's steady state.
+            _ = try await h.finish(try h.engine.add(request(h, "warm.jpg")))
+            let port = h.receiver.port
+            let before = establishedConnections(toPort: port)
+            let id = try h.engine.add(UploadRequest(url: h.url, body: .multipart(MultipartForm(parts: [.file("f", path: file.path)]))))
+            while (h.engine.snapshot(id)?.progress.bytesSent ?? 0) < 1_000_000 {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            #expect(!openDescriptors(to: file.path).isEmpty, "the file is open while it is sent")
+            #expect(establishedConnections(toPort: port) >= 1, "the upload's connection is seen")
+            h.engine.cancel(id)
+            let done = try await h.finish(id)
+            #expect(done.state == .cancelled(reason: "cancelled by the user"))
+            #expect(done.progress.bytesSent < done.progress.totalBytes!)
+            var settled = false
+            for _ in 0..<100 where !settled {
+                settled = openDescriptors(to: file.path).isEmpty && establishedConnections(toPort: port) <= before
+                if !settled { try await Task.sleep(for: .milliseconds(50)) }
+            }
+            #expect(openDescriptors(to: file.path).isEmpty, "the uploaded file was closed")
+            #expect(establishedConnections(toPort: port) <= before, "the cancelled connection was closed")
+        }
+    }
+
+    @Test func retryOfAFailedTask() async throws {
+        try await Harness.run(configure: { $0.failFirst = 1 }) { h in
+            let id = try h.engine.add(request(h, "again.jpg"))
+            #expect(try await h.finish(id).failure == .httpStatus(503, message: nil))
+            h.engine.retry(id)
+            let done = try await h.finish(id)
+            #expect(done.state == .succeeded)
+            #expect(done.attempts == 2)
+        }
+    }
+}

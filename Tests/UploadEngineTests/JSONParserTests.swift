@@ -1,0 +1,49 @@
+import Testing
+
+@testable import UploadEngine
+
+@Suite struct JSONParserTests {
+    func parse(_ text: String) throws -> JSONValue {
+        try JSONParser.parse(Array(text.utf8))
+    }
+
+    @Test func keepsKeyOrderAndNumberSpelling() throws {
+        let value = try parse(#"{"RETCODE":"0000","z":1.50,"a":-2e10,"n":null,"t":true,"list":[1,{"x":"y"}]}"#)
+        guard case .object(let members) = value else { Issue.record("not an object"); return }
+        #expect(members.map(\.key) == ["RETCODE", "z", "a", "n", "t", "list"])
+        #expect(value[path: "z"] == .number("1.50"))
+        #expect(value[path: "a"]?.text == "-2e10")
+        #expect(value[path: "list.1.x"] == .string("y"))
+        #expect(value[path: "list.5"] == nil)
+        #expect(value[path: "missing.deeper"] == nil)
+        #expect(value.compactJSON == #"{"RETCODE":"0000","z":1.50,"a":-2e10,"n":null,"t":true,"list":[1,{"x":"y"}]}"#)
+    }
+
+    @Test func stringEscapesAndUnicode() throws {
+        let value = try parse(#""a\"b\\c\/d\n\t\u00e9\ud83d\ude80身份证""#)
+        #expect(value == .string("a\"b\\c/d\n\té🚀身份证"))
+        #expect(try parse(#""\ud800""#) == .string("\u{FFFD}"))
+        #expect(JSONValue.string("q\"\n\u{01}").compactJSON == #""q\"\n\u0001""#)
+    }
+
+    @Test(arguments: [
+        "", "{", "[1,]", "{\"a\":}", "01", "1.", "-", "tru", "\"unterminated", "{\"a\" 1}", "[1] x",
+        "\"tab\there\"", "{'a':1}", "nul", "[\"\\x\"]",
+    ])
+    func invalidDocumentsAreRefused(_ text: String) {
+        #expect(throws: JSONParser.Failure.self) { try parse(text) }
+    }
+
+    @Test func hostileNestingIsRefusedNotACrash() {
+        let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
+        #expect(throws: JSONParser.Failure(message: "nesting deeper than 512 levels", offset: 512)) { try parse(deep) }
+        let objects = String(repeating: "{\"a\":", count: 100_000) + "1" + String(repeating: "}", count: 100_000)
+        #expect(throws: JSONParser.Failure.self) { try parse(objects) }
+        let fine = String(repeating: "[", count: 500) + String(repeating: "]", count: 500)
+        #expect((try? parse(fine)) != nil)
+    }
+
+    @Test func invalidUTF8IsRefused() {
+        #expect(throws: JSONParser.Failure.self) { try JSONParser.parse([0x22, 0xFF, 0x22]) }
+    }
+}

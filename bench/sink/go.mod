@@ -1,0 +1,3 @@
+module hoist/bench/sink
+
+go 1.19

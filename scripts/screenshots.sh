@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Makes screenshots/*.png from a real `hoist demo` session in tmux:
+# capture-pane -e (text with colours) -> pyte + Pillow (ansi_to_png.py).
+# Needs: tmux, python3 with pyte and pillow (pip install pyte pillow),
+# fonts-dejavu-core and fonts-wqy-zenhei (for CJK).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+# HOIST_BIN=path uses a hoist already built.
+bin="${HOIST_BIN:-}"
+if [ -z "$bin" ]; then
+  swift build --product hoist >/dev/null
+  bin="$(swift build --show-bin-path)/hoist"
+fi
+out=screenshots
+mkdir -p "$out"
+cols=120 rows=40
+session="hoist-shots-$$"
+work=$(mktemp -d)
+trap 'tmux kill-session -t "$session" 2>/dev/null || true; rm -rf "$work"' EXIT
+
+tmux -f /dev/null new-session -d -s "$session" -x "$cols" -y "$rows" \
+  env LANG=C.UTF-8 TERM=tmux-256color "$bin" demo --large-size 300 --read-rate 8
+
+capture() { tmux capture-pane -e -p -t "$session" >"$work/$1.ansi"; python3 scripts/ansi_to_png.py "$work/$1.ansi" "$out/$1.png" "$cols" "$rows"; echo "$out/$1.png"; }
+wait_for() { # wait_for TEXT: poll the screen until it shows TEXT
+  for _ in $(seq 1 300); do
+    tmux capture-pane -p -t "$session" | grep -qF -- "$1" && return 0
+    sleep 0.1
+  done
+  echo "timed out waiting for: $1" >&2; tmux capture-pane -p -t "$session" >&2; exit 1
+}
+keys() { for k in "$@"; do tmux send-keys -t "$session" "$k"; sleep 0.15; done; }
+
+# 1. Uploads in progress: the small files are done, the larger ones sending.
+wait_for "ETA"
+sleep 1.5
+keys 3 j j
+sleep 0.5
+capture main
+
+# 2. A finished upload with its JSON answer as a tree.
+keys g 4
+wait_for "HTTP 200"
+sleep 0.3
+capture response
+
+# 3. The file browser over the sample folder, two files marked.
+keys 1 a
+wait_for "Add files"
+keys j j Space Space
+sleep 0.3
+capture browser
+keys Escape
+
+# 4. The help overlay.
+keys "?"
+wait_for "Keys"
+sleep 0.3
+capture help
+keys Escape
