@@ -81,7 +81,7 @@ let package = Package(
         .testTarget(
             name: "ReceiverTests",
             dependencies: [
-                "Receiver",
+                "Receiver", "TestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -575,22 +575,13 @@ import Testing
     /// The one part curl sends for the argument.
     static func curlPart(for check: Case, dir: TemporaryDirectory) throws -> ParsedPart {
         let listener = try OneShotListener()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: curl)
-        process.arguments = [
-            "-s", "-o", "/dev/null", "-H", "Expect:", check.option, check.argument,
-            "http://127.0.0.1:\(listener.port)/",
-        ]
-        process.currentDirectoryURL = URL(fileURLWithPath: dir.path)
-        let input = Pipe()
-        process.standardInput = input
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        input.fileHandleForWriting.write(Data(check.standardInput ?? []))
-        try input.fileHandleForWriting.close()
+        let input = check.standardInput ?? []
+        let process = try Subprocess(
+            curl, ["-s", "-o", "/dev/null", "-H", "Expect:", check.option, check.argument, "http://127.0.0.1:\(listener.port)/"],
+            directory: dir.path, timeout: .seconds(60), input: { $0.write(Data(input)) })
         let request = try listener.receiveRequest()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "curl failed for \(check)")
+        let finished = process.wait()
+        #expect(finished.status == 0, "curl failed for \(check)")
         let (headers, body) = try splitRequest(request)
         let contentType = try #require(headers["content-type"], "\(check)")
         let boundary = try #require(contentType.components(separatedBy: "boundary=").last)

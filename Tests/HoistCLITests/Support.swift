@@ -18,73 +18,20 @@ struct RunResult {
 }
 
 /// Runs a program to completion, feeding its stdin from `input` when given.
-/// The blocking waits happen on a Dispatch thread, never on Swift's
-/// cooperative pool, which the in-process Receiver needs.
+/// A program still running after `timeout` is killed and the test fails.
 func run(
     _ executable: String, _ arguments: [String], directory: String? = nil, environment: [String: String]? = nil,
-    input: (@Sendable (FileHandle) -> Void)? = nil
+    timeout: Duration = .seconds(180), input: (@Sendable (FileHandle) -> Void)? = nil
 ) async throws -> RunResult {
-    try await withCheckedThrowingContinuation { continuation in
-        DispatchQueue.global().async {
-            continuation.resume(with: Result {
-                try runBlocking(executable, arguments, directory: directory, environment: environment, input: input)
-            })
-        }
+    let result = try await Subprocess.run(
+        executable, arguments, directory: directory, environment: environment, timeout: timeout, input: input)
+    if result.timedOut {
+        throw SubprocessError(message: "\(executable) \(arguments.joined(separator: " ")) ran over \(timeout) and was killed")
     }
-}
-
-private func runBlocking(
-    _ executable: String, _ arguments: [String], directory: String?, environment: [String: String]?,
-    input: (@Sendable (FileHandle) -> Void)?
-) throws -> RunResult {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    if let environment { process.environment = environment }
-    if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
-    let out = Pipe()
-    let err = Pipe()
-    let inPipe = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    process.standardInput = input == nil ? FileHandle.nullDevice : inPipe
-    try process.run()
-    let collectedOut = Collected()
-    let collectedErr = Collected()
-    let group = DispatchGroup()
-    for (pipe, sink) in [(out, collectedOut), (err, collectedErr)] {
-        group.enter()
-        DispatchQueue.global().async {
-            sink.data = readAll(pipe.fileHandleForReading.fileDescriptor)
-            group.leave()
-        }
-    }
-    if let input {
-        input(inPipe.fileHandleForWriting)
-        try? inPipe.fileHandleForWriting.close()
-    }
-    group.wait()
-    process.waitUntilExit()
     return RunResult(
-        status: process.terminationStatus,
-        stdout: String(decoding: collectedOut.data, as: UTF8.self),
-        stderr: String(decoding: collectedErr.data, as: UTF8.self))
-}
-
-/// Reads a descriptor to its end, retrying on EINTR.
-private func readAll(_ fd: Int32) -> [UInt8] {
-    var data: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 65536)
-    while true {
-        let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        if count < 0, errno == EINTR { continue }
-        guard count > 0 else { return data }
-        data += buffer[0..<count]
-    }
-}
-
-private final class Collected: @unchecked Sendable {
-    var data: [UInt8] = []
+        status: result.status,
+        stdout: String(decoding: result.stdout, as: UTF8.self),
+        stderr: String(decoding: result.stderr, as: UTF8.self))
 }
 
 func hoist(_ arguments: [String], input: (@Sendable (FileHandle) -> Void)? = nil) async throws -> RunResult {

@@ -5,11 +5,17 @@ import Testing
 /// send keys, read the screen with `capture-pane -p`.
 struct Tmux {
     let session: String
+    /// The tests' own tmux server, apart from any the user runs.
+    static let socket = "hoist-tests-\(getpid())"
+
+    private static func tmux(_ arguments: [String]) async throws -> RunResult {
+        try await run("/usr/bin/tmux", ["-L", socket] + arguments, timeout: .seconds(30))
+    }
 
     /// Starts `bash` in a `width`×`height` pane, in `directory`, with a UTF-8 locale.
     static func start(width: Int, height: Int, directory: String) async throws -> Tmux {
         let session = "hoist-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        let result = try await run("/usr/bin/tmux", [
+        let result = try await tmux([
             "-f", "/dev/null", "new-session", "-d", "-s", session, "-x", "\(width)", "-y", "\(height)", "-c", directory,
             "env", "-i", "PATH=/usr/bin:/bin", "HOME=\(directory)", "TERM=tmux-256color", "LANG=C.UTF-8", "PS1=$ ",
             "bash", "--norc", "--noprofile",
@@ -20,24 +26,24 @@ struct Tmux {
 
     /// Types text literally (as `send-keys -l`), e.g. a command line or field value.
     func type(_ text: String) async throws {
-        _ = try await run("/usr/bin/tmux", ["send-keys", "-t", session, "-l", text])
+        _ = try await Self.tmux(["send-keys", "-t", session, "-l", text])
     }
 
     /// Presses named keys: "Enter", "Tab", "Escape", "Down", "Space", "C-c", "q", ...
     func press(_ keys: String...) async throws {
         for key in keys {
-            _ = try await run("/usr/bin/tmux", ["send-keys", "-t", session, key])
+            _ = try await Self.tmux(["send-keys", "-t", session, key])
             try await Task.sleep(for: .milliseconds(60))
         }
     }
 
     func screen() async throws -> [String] {
-        let result = try await run("/usr/bin/tmux", ["capture-pane", "-p", "-t", session])
+        let result = try await Self.tmux(["capture-pane", "-p", "-t", session])
         return result.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
     }
 
     func resize(width: Int, height: Int) async throws {
-        _ = try await run("/usr/bin/tmux", ["resize-window", "-t", session, "-x", "\(width)", "-y", "\(height)"])
+        _ = try await Self.tmux(["resize-window", "-t", session, "-x", "\(width)", "-y", "\(height)"])
     }
 
     /// Polls the screen until `predicate` holds; fails with the last screen after `timeout`.
@@ -58,7 +64,7 @@ struct Tmux {
     }
 
     func kill() async {
-        _ = try? await run("/usr/bin/tmux", ["kill-session", "-t", session])
+        _ = try? await Self.tmux(["kill-session", "-t", session])
     }
 }
 

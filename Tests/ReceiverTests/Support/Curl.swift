@@ -40,43 +40,21 @@ enum Curl {
         let scratch = TemporaryDirectory()
         let bodyPath = scratch.sub("body")
         let headersPath = scratch.sub("headers")
-        let stdoutPath = scratch.sub("stdout")
-        let stderrPath = scratch.sub("stderr")
-        for path in [bodyPath, headersPath, stdoutPath, stderrPath] {
-            _ = FileManager.default.createFile(atPath: path, contents: nil)
-        }
-
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        process.arguments =
+        let result = try await Subprocess.run(
+            "/usr/bin/curl",
             ["--silent", "--show-error", "--max-time", "60", "-o", bodyPath, "-D", headersPath, "-w", "%{http_code}"]
-            + arguments
-        process.standardOutput = FileHandle(forWritingAtPath: stdoutPath)
-        process.standardError = FileHandle(forWritingAtPath: stderrPath)
-        process.standardInput = FileHandle.nullDevice
-
-        let exitCode: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { process in
-                continuation.resume(returning: process.terminationStatus)
-            }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
-        }
-
+                + arguments,
+            timeout: .seconds(90))
         let read = { (path: String) in FileManager.default.contents(atPath: path) ?? Data() }
         let headers = String(decoding: read(headersPath), as: UTF8.self)
         let blocks = headers.components(separatedBy: "\r\n\r\n").filter { !$0.isEmpty }
         return CurlResult(
-            exitCode: exitCode,
+            exitCode: result.status,
             // %{http_code} shows a lone "100 Continue" as 100; that is no answer.
-            status: Int(String(decoding: read(stdoutPath), as: UTF8.self)).flatMap { $0 >= 200 ? $0 : nil } ?? 0,
+            status: Int(String(decoding: result.stdout, as: UTF8.self)).flatMap { $0 >= 200 ? $0 : nil } ?? 0,
             body: read(bodyPath),
             headerBlock: blocks.last ?? "",
-            stderr: String(decoding: read(stderrPath), as: UTF8.self)
+            stderr: String(decoding: result.stderr, as: UTF8.self)
         )
     }
 }
