@@ -15,6 +15,10 @@ import NIOPosix
 /// handle is closed under a pending write.
 final class BodyStreamer: Sendable {
     static let chunkSize = 1 << 20
+    /// A body up to this size is read whole and sent as one buffer (see
+    /// `HTTPTransport.start`): for small files, sendfile setup and extra
+    /// writes cost more than copying the bytes.
+    static let smallBodyLimit: Int64 = 256 << 10
 
     private let body: RequestBody
     private let useFileRegions: Bool
@@ -38,6 +42,23 @@ final class BodyStreamer: Sendable {
             promise.completeWithTask { try await self.write(to: writer) }
             return promise.futureResult
         }
+    }
+
+    /// Reads a body of known, small length into one buffer. Blocking: call
+    /// on the thread pool.
+    static func readWhole(_ body: RequestBody) throws(FormDataError) -> ByteBuffer {
+        let reader = body.makeReader()
+        defer { reader.close() }
+        var buffer = ByteBufferAllocator().buffer(capacity: Int(body.contentLength ?? 0))
+        while !reader.isFinished {
+            var failure: FormDataError?
+            let count = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: 64 << 10) { raw in
+                do throws(FormDataError) { return try reader.read(into: raw) } catch { failure = error; return 0 }
+            }
+            if let failure { throw failure }
+            if count == 0 { break }
+        }
+        return buffer
     }
 
     private func write(to writer: HTTPClient.Body.StreamWriter) async throws {
@@ -98,9 +119,12 @@ final class BodyStreamer: Sendable {
         let reader = ReaderBox(RequestBody(contentType: body.contentType, segments: segments).makeReader())
         defer { reader.close() }
         while true {
-            let chunk = try await NIOThreadPool.singleton.runIfActive { try reader.next(Self.chunkSize) }
+            let (chunk, finished) = try await NIOThreadPool.singleton.runIfActive {
+                (try reader.next(Self.chunkSize), reader.isFinished)
+            }
             guard let chunk else { return }
             try await writer.write(.byteBuffer(chunk)).get()
+            if finished { return }
         }
     }
 
@@ -142,6 +166,8 @@ private final class ReaderBox: @unchecked Sendable {
         }
         return count == 0 ? nil : buffer
     }
+
+    var isFinished: Bool { reader.isFinished }
 
     func close() {
         reader.close()

@@ -80,7 +80,7 @@ final class HTTPTransport: Sendable {
     func start(_ request: UploadRequest, attempt number: Int, callbacks: Callbacks) -> Attempt {
         let attempt = Attempt()
         let started = ContinuousClock.now
-        func fail(_ failure: UploadFailure) {
+        @Sendable func fail(_ failure: UploadFailure) {
             callbacks.completed(Outcome(result: .failure(failure), bytesSent: 0, answeredEarly: false, retryAfter: nil))
         }
         let url: URL
@@ -100,8 +100,6 @@ final class HTTPTransport: Sendable {
         }
         attempt.contentLength.withLockedValue { $0 = body.contentLength }
         let scheme = url.scheme!.lowercased()
-        let proxy = proxies.server(scheme: scheme, host: url.host!)
-        let client = client(for: ClientKey(insecure: insecure, connectTimeout: request.timeouts.connect, proxy: proxy))
 
         var headers = HTTPHeaders()
         for header in request.headers where !["content-type", "content-length", "transfer-encoding"].contains(header.name.lowercased()) {
@@ -114,17 +112,44 @@ final class HTTPTransport: Sendable {
         let eventLoop = eventLoopGroup.next()
         // sendfile works only where bytes go to the socket as they are: plaintext HTTP/1.1, no TLS.
         let streamer = BodyStreamer(body: body, useFileRegions: sendfile && scheme == "http")
+        let requestHeaders = headers
+        let execute = { @Sendable (httpBody: HTTPClient.Body) in
+            self.execute(
+                request, url: url, headers: requestHeaders, body: httpBody, streamer: streamer, on: eventLoop,
+                started: started, attempt: attempt, callbacks: callbacks)
+        }
+        if let length = body.contentLength, length <= BodyStreamer.smallBodyLimit {
+            // Read first, then send one buffer: a streamed body ends a hop after
+            // its last write, and a server that answers sooner makes
+            // AsyncHTTPClient close the connection instead of reusing it.
+            NIOThreadPool.singleton.runIfActive(eventLoop: eventLoop) { try BodyStreamer.readWhole(body) }
+                .whenComplete { result in
+                    switch result {
+                    case .success(let buffer): execute(.byteBuffer(buffer))
+                    case .failure(let error as FormDataError): fail(.input(error))
+                    case .failure(let error): fail(.other("\(error)"))
+                    }
+                }
+        } else {
+            execute(streamer.makeBody(on: eventLoop))
+        }
+        return attempt
+    }
+
+    private func execute(
+        _ request: UploadRequest, url: URL, headers: HTTPHeaders, body: HTTPClient.Body, streamer: BodyStreamer,
+        on eventLoop: any EventLoop, started: ContinuousClock.Instant, attempt: Attempt, callbacks: Callbacks
+    ) {
+        let proxy = proxies.server(scheme: url.scheme!.lowercased(), host: url.host!)
+        let client = client(for: ClientKey(insecure: insecure, connectTimeout: request.timeouts.connect, proxy: proxy))
         let httpRequest: HTTPClient.Request
         do {
             httpRequest = try HTTPClient.Request(
-                url: url.absoluteString,
-                method: HTTPMethod(rawValue: request.method.rawValue),
-                headers: headers,
-                body: streamer.makeBody(on: eventLoop)
-            )
+                url: url.absoluteString, method: HTTPMethod(rawValue: request.method.rawValue), headers: headers, body: body)
         } catch {
-            fail(.invalidURL(request.url, reason: "\(error)"))
-            return attempt
+            callbacks.completed(
+                Outcome(result: .failure(.invalidURL(request.url, reason: "\(error)")), bytesSent: 0, answeredEarly: false, retryAfter: nil))
+            return
         }
         let collector = ResponseCollector(
             eventLoop: eventLoop,
@@ -132,7 +157,9 @@ final class HTTPTransport: Sendable {
             events: .init(progress: callbacks.progress, bodySent: callbacks.bodySent, responseStarted: callbacks.responseStarted)
         )
         let deadline = request.timeouts.total.map { NIODeadline.now() + TimeAmount($0) }
-        let task = client.execute(request: httpRequest, delegate: collector, eventLoop: .delegateAndChannel(on: eventLoop), deadline: deadline, logger: nil)
+        // The delegate runs on `eventLoop`; the connection may live on any loop,
+        // so an idle pooled connection serves the next request wherever it is.
+        let task = client.execute(request: httpRequest, delegate: collector, eventLoop: .delegate(on: eventLoop), deadline: deadline, logger: nil)
         attempt.attach(task)
         eventLoop.execute {
             collector.startWatchdog(idle: TimeAmount(request.timeouts.idle), task: task)
@@ -157,7 +184,6 @@ final class HTTPTransport: Sendable {
             }
             callbacks.completed(outcome)
         }
-        return attempt
     }
 
     private func client(for key: ClientKey) -> HTTPClient {

@@ -8,7 +8,7 @@ import NIOHTTP1
 /// and watches for idleness.
 ///
 /// AsyncHTTPClient calls every method on the request's event loop
-/// (`.delegateAndChannel(on:)`), and the idle watchdog runs there too, so
+/// (`.delegate(on:)`), and the idle watchdog runs there too, so
 /// the mutable state is confined to that loop.
 final class ResponseCollector: HTTPClientResponseDelegate, @unchecked Sendable {
     typealias Response = CollectedResponse
