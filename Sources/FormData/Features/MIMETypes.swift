@@ -28,15 +28,19 @@ public enum MIMETypes {
     }()
 
     /// Parses a mime.types file: `type ext ext ...` per line, `#` starts a comment.
+    /// Works on bytes: splitting 2,000 lines by Character took 20 ms, a third
+    /// of a one-file `hoist send`.
     static func systemTable(path: String) -> [String: String] {
         guard let text = readSmallFile(path, limit: 4 << 20) else { return [:] }
         var table: [String: String] = [:]
-        for line in text.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
-            let content = line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-            let words = content.split(whereSeparator: { $0 == " " || $0 == "\t" })
-            guard words.count >= 2, words[0].contains("/") else { continue }
-            for ext in words.dropFirst() where table[ext.lowercased()] == nil {
-                table[ext.lowercased()] = String(words[0])
+        for line in text.utf8.split(separator: UInt8(ascii: "\n")) {
+            let content = line.prefix { $0 != UInt8(ascii: "#") }
+            let words = content.split { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: "\r") }
+            guard words.count >= 2, words[0].contains(UInt8(ascii: "/")) else { continue }
+            let type = String(decoding: words[0], as: UTF8.self)
+            for word in words.dropFirst() {
+                let ext = String(decoding: word.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }, as: UTF8.self)
+                if table[ext] == nil { table[ext] = type }
             }
         }
         return table
