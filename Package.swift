@@ -57,6 +57,7 @@ let package = Package(
                 "FormData", "UploadEngine", "Receiver", "TerminalUI", "CursesTerminal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         .executableTarget(

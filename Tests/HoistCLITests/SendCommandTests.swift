@@ -47,7 +47,7 @@ import Testing
         try await withReceiver { receiver, _ in
             let total = 200 << 20
             let hasher = LockedHasher()
-            let result = try await run("/usr/bin/time", ["-f", "maxrss_kib=%M", hoistBinary, "send", receiver.baseURL + "/upload", "-s", "--json", "-F", "blob=@-;filename=stdin.bin"]) { pipe in
+            let result = try await run("/usr/bin/time", ["-f", "maxrss_kib=%M", hoistBinary, "send", receiver.baseURL + "/upload", "-s", "--json", "-F", "blob=@-;filename=stdin.bin"], environment: hoistEnvironment()) { pipe in
                 var generator = SeededGenerator(state: 42)
                 var sent = 0
                 while sent < total {

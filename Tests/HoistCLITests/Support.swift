@@ -34,8 +34,22 @@ func run(
         stderr: String(decoding: result.stderr, as: UTF8.self))
 }
 
-func hoist(_ arguments: [String], input: (@Sendable (FileHandle) -> Void)? = nil) async throws -> RunResult {
-    try await run(hoistBinary, arguments, input: input)
+/// Where the tests' `hoist` keeps its state (history), never the user's.
+let testStateHome = TemporaryDirectory()
+
+/// This process's environment with the tests' state folder, plus `extra`.
+func hoistEnvironment(_ extra: [String: String] = [:]) -> [String: String] {
+    var environment = ProcessInfo.processInfo.environment
+    environment["XDG_STATE_HOME"] = testStateHome.path
+    environment.merge(extra) { $1 }
+    return environment
+}
+
+/// Runs `hoist` with the tests' state folder, plus `environment` on top.
+func hoist(
+    _ arguments: [String], environment: [String: String] = [:], input: (@Sendable (FileHandle) -> Void)? = nil
+) async throws -> RunResult {
+    try await run(hoistBinary, arguments, environment: hoistEnvironment(environment), input: input)
 }
 
 /// A Receiver on an ephemeral port for the duration of `body`.

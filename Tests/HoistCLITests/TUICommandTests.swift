@@ -5,9 +5,7 @@ import Testing
 /// `hoist tui` refuses bad input before it takes the screen, with exit status 2.
 @Suite struct TUICommandTests {
     func tui(_ arguments: [String], config: String? = nil) async throws -> RunResult {
-        var environment = ProcessInfo.processInfo.environment
-        if let config { environment["XDG_CONFIG_HOME"] = config }
-        return try await run(hoistBinary, ["tui"] + arguments, environment: environment)
+        try await hoist(["tui"] + arguments, environment: config.map { ["XDG_CONFIG_HOME": $0] } ?? [:])
     }
 
     @Test(arguments: [

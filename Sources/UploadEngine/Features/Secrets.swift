@@ -1,3 +1,5 @@
+import Foundation
+
 /// What Hoist never prints in clear: credentials in headers, URLs and
 /// fields marked secret.
 public enum Secrets {
@@ -38,5 +40,37 @@ public enum Secrets {
         let user = userInfo.split(separator: ":", maxSplits: 1).first.map(String.init) ?? ""
         let masked = userInfo.contains(":") ? user + ":" + mask : String(userInfo)
         return String(url[..<schemeEnd.upperBound]) + masked + String(rest[at...])
+    }
+
+    /// The secret values a request sends: secret fields and headers, and the
+    /// URL's password. A server may echo them back in its answer.
+    public static func values(in request: UploadRequest, marked: Set<String> = []) -> Set<String> {
+        var values = Set(request.headers.filter { isSecretHeader($0.name) || isSecretField($0.name, marked: marked) }.flatMap {
+            // "Bearer abc" is echoed as a whole or as "abc".
+            [$0.value] + $0.value.split(separator: " ").dropFirst().map(String.init)
+        })
+        if case .multipart(let form) = request.body {
+            for part in form.parts where part.filename == nil && isSecretField(part.name, marked: marked) {
+                if case .bytes(let bytes) = part.content { values.insert(String(decoding: bytes, as: UTF8.self)) }
+            }
+        }
+        if let password = URLComponents(string: request.url)?.password { values.insert(password) }
+        return values.filter { !$0.isEmpty }
+    }
+
+    /// A JSON value with the values of secret-looking keys (`token`,
+    /// `password`...) or marked ones replaced by the mask, at any depth; so
+    /// is any string holding one of `values` (a secret the server echoed).
+    public static func masked(_ value: JSONValue, marked: Set<String> = [], values: Set<String> = []) -> JSONValue {
+        switch value {
+        case .object(let members):
+            return .object(members.map { member in
+                isSecretField(member.key, marked: marked)
+                    ? .init(member.key, .string(mask)) : .init(member.key, masked(member.value, marked: marked, values: values))
+            })
+        case .array(let items): return .array(items.map { masked($0, marked: marked, values: values) })
+        case .string(let text) where values.contains(where: { text.contains($0) }): return .string(mask)
+        default: return value
+        }
     }
 }

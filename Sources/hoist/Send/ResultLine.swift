@@ -9,7 +9,23 @@ enum ResultLine {
 
     static func json(for task: TaskSnapshot) -> String {
         let response = task.response
-        var members: [JSONValue.Member] = [
+        var members = self.members(for: task)
+        members.append(.init("json", response?.json ?? .null))
+        var body: JSONValue = .null
+        if let response, response.json == nil, !response.body.isEmpty {
+            switch response.content {
+            case .binary(let summary): body = .string("<\(summary)>")
+            default: body = .string(String(decoding: response.body.prefix(bodyCap), as: UTF8.self))
+            }
+        }
+        members.append(.init("body", body))
+        return JSONValue.object(members).compactJSON
+    }
+
+    /// The fields every report of a finished task carries (`--json`, history).
+    static func members(for task: TaskSnapshot) -> [JSONValue.Member] {
+        let response = task.response
+        return [
             .init("id", .number("\(task.id.rawValue)")),
             .init("name", .string(task.request.displayName)),
             .init("url", .string(Secrets.displayURL(task.request.url))),
@@ -23,16 +39,6 @@ enum ResultLine {
             .init("error", errorText(task).map(JSONValue.string) ?? .null),
             .init("message", task.failure?.serverMessage.map(JSONValue.string) ?? .null),
         ]
-        members.append(.init("json", response?.json ?? .null))
-        var body: JSONValue = .null
-        if let response, response.json == nil, !response.body.isEmpty {
-            switch response.content {
-            case .binary(let summary): body = .string("<\(summary)>")
-            default: body = .string(String(decoding: response.body.prefix(bodyCap), as: UTF8.self))
-            }
-        }
-        members.append(.init("body", body))
-        return JSONValue.object(members).compactJSON
     }
 
     /// `done 200  身份证 正面.jpg  20.0 KiB in 35 ms  {"files":[…]}`

@@ -95,9 +95,14 @@ struct SendCommand: AsyncParsableCommand {
     @Flag(name: [.customShort("v"), .customLong("verbose")], help: "Print each request's headers and parts (secrets masked) to stderr.")
     var verbose = false
 
+    @Flag(name: .customLong("no-history"), help: "Do not append the finished tasks to the history (see hoist history).")
+    var noHistory = false
+
     func run() async throws {
         let plan = try SendPlan(command: self)
-        let session = SendSession(plan: plan, output: jsonOutput ? .jsonLines : .bodies, verbose: verbose, insecure: insecure, showProgress: !silent)
+        let session = SendSession(
+            plan: plan, output: jsonOutput ? .jsonLines : .bodies, verbose: verbose, insecure: insecure, showProgress: !silent,
+            history: noHistory ? nil : HistoryStore(path: HistoryStore.defaultPath()))
         let status = await session.run()
         throw ExitCode(status.rawValue)
     }

@@ -23,9 +23,15 @@ final class SendSession: UploadEventMonitor, @unchecked Sendable {
     private let verbose: Bool
     private let insecure: Bool
     private let progress: LiveProgress?
+    private let history: HistoryRecorder?
 
-    init(plan: SendPlan, output: Output, verbose: Bool = false, insecure: Bool = false, showProgress: Bool = true) {
+    init(
+        plan: SendPlan, output: Output, verbose: Bool = false, insecure: Bool = false, showProgress: Bool = true,
+        history: HistoryStore? = nil
+    ) {
         self.plan = plan
+        let secrets = plan.secretFields
+        self.history = history.map { HistoryRecorder(store: $0, secretFields: { secrets }) }
         self.output = output
         self.verbose = verbose
         self.insecure = insecure
@@ -33,7 +39,8 @@ final class SendSession: UploadEventMonitor, @unchecked Sendable {
     }
 
     func run() async -> ExitStatus {
-        let engine = UploadEngine(configuration: .init(concurrency: plan.concurrency, insecure: insecure), monitors: [self])
+        let monitors: [any UploadEventMonitor] = [self] + (history.map { [$0] } ?? [])
+        let engine = UploadEngine(configuration: .init(concurrency: plan.concurrency, insecure: insecure), monitors: monitors)
         engine.pause()
         var ids: [TaskID] = []
         for (index, request) in plan.requests.enumerated() {
@@ -52,6 +59,7 @@ final class SendSession: UploadEventMonitor, @unchecked Sendable {
         engine.resume()
         await engine.waitUntilIdle()
         queue.sync {}
+        history?.flush()
         progress?.stop()
         let interrupted = interrupt.fired
         interrupt.cancel()

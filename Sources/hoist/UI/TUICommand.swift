@@ -48,7 +48,8 @@ struct TUICommand: AsyncParsableCommand {
         }
         let status = try await UISession.run(
             target: target, entries: entries, files: files, profile: profile,
-            configuration: UploadEngine.Configuration(concurrency: max(1, concurrency), insecure: insecure))
+            configuration: UploadEngine.Configuration(concurrency: max(1, concurrency), insecure: insecure),
+            history: HistoryStore(path: HistoryStore.defaultPath()))
         throw ExitCode(status.rawValue)
     }
 }
@@ -58,10 +59,14 @@ enum UISession {
     static func run(
         target: Target, entries: [FormEntry], files: [String], profile: String?,
         startDirectory: String = FileManager.default.currentDirectoryPath,
-        configuration: UploadEngine.Configuration, startUploads: Bool = false
+        configuration: UploadEngine.Configuration, startUploads: Bool = false, history: HistoryStore? = nil
     ) async throws -> ExitStatus {
         let mailbox = Mailbox()
-        let engine = UploadEngine(configuration: configuration, monitors: [mailbox])
+        let secretNames = SecretNames()
+        let recorder = history.map { HistoryRecorder(store: $0, secretFields: { secretNames.value }) }
+        var monitors: [any UploadEventMonitor] = [mailbox]
+        if let recorder { monitors.append(recorder) }
+        let engine = UploadEngine(configuration: configuration, monitors: monitors)
         var model = AppModel(
             size: Size(width: 80, height: 24), target: target, profile: profile,
             startDirectory: startDirectory)
@@ -72,7 +77,7 @@ enum UISession {
             guard problems.isEmpty else { throw BadInput(problems.joined(separator: "\n")) }
             _ = model.update(.staged(staged, problems: []))
         }
-        let app = UploadManagerApp(model: model, engine: engine, mailbox: mailbox)
+        let app = UploadManagerApp(model: model, engine: engine, mailbox: mailbox, secretNames: secretNames)
         if startUploads { app.handleInitial(.key(.character("U"))) }
         // Curses wants one thread; the engine's own queues keep running meanwhile.
         let box = UncheckedBox(app)
@@ -82,6 +87,7 @@ enum UISession {
             }
         }
         await engine.shutdown()
+        recorder?.flush()
         if case .success(let stats) = result { writeStats(stats) }
         if case .failure(let error) = result { throw BadInput("\(error)") }
         return app.model.interrupted ? .interrupted : .ok

@@ -14,11 +14,14 @@ final class UploadManagerApp: TerminalProgram {
     let mailbox: Mailbox
     private var dirty = true
     private let io = DispatchQueue(label: "hoist.ui.files")
+    /// What the history must mask, as the user has marked it.
+    let secretNames: SecretNames
 
-    init(model: AppModel, engine: UploadEngine, mailbox: Mailbox) {
+    init(model: AppModel, engine: UploadEngine, mailbox: Mailbox, secretNames: SecretNames = SecretNames()) {
         self.model = model
         self.engine = engine
         self.mailbox = mailbox
+        self.secretNames = secretNames
     }
 
     func start(size: Size, wake: @escaping @Sendable () -> Void) {
@@ -66,6 +69,7 @@ final class UploadManagerApp: TerminalProgram {
     private func perform(_ effect: Effect) -> Bool {
         switch effect {
         case .upload(let requests):
+            secretNames.value = Set(model.entries.filter(\.isSecret).map(\.name))
             for request in requests {
                 do { try engine.add(request) } catch { mailbox.post(.uploadRefused("\(request.displayName): \(error)")) }
             }

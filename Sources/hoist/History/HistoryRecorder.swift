@@ -1,0 +1,49 @@
+import Dispatch
+import Foundation
+import Glibc
+import UploadEngine
+
+/// Appends each finished task to the history file. A history that cannot be
+/// written is reported once on stderr and never fails an upload.
+final class HistoryRecorder: UploadEventMonitor, @unchecked Sendable {
+    let queue = DispatchQueue(label: "hoist.history")
+    private let store: HistoryStore
+    private let secretFields: @Sendable () -> Set<String>
+    private var warned = false
+
+    /// `secretFields` is asked at each finished task: in the UI the user can
+    /// mark a field secret at any time.
+    init(store: HistoryStore = HistoryStore(path: HistoryStore.defaultPath()), secretFields: @escaping @Sendable () -> Set<String>) {
+        self.store = store
+        self.secretFields = secretFields
+    }
+
+    func handle(_ event: UploadEvent) {
+        guard case .finished(let task) = event else { return }
+        let line = HistoryEntry.make(for: task, secretFields: secretFields()).compactJSON
+        do {
+            try store.append([line])
+        } catch {
+            guard !warned else { return }
+            warned = true
+            printError("hoist: history not written: \(error)")
+        }
+    }
+
+    /// Waits until every task handed over so far is on disk.
+    func flush() {
+        queue.sync {}
+    }
+}
+
+/// The names the user marked secret in the UI, read by the recorder on its
+/// own queue while the UI thread may change them.
+final class SecretNames: @unchecked Sendable {
+    private var names: Set<String> = []
+    private let lock = NSLock()
+
+    var value: Set<String> {
+        get { lock.withLock { names } }
+        set { lock.withLock { names = newValue } }
+    }
+}

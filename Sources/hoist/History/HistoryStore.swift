@@ -1,0 +1,67 @@
+import Foundation
+import Glibc
+import UploadEngine
+
+/// The history file: one JSON object per finished task, appended, at
+/// `$XDG_STATE_HOME/hoist/history.jsonl` (default `~/.local/state/hoist/`).
+/// The folder is created 0700 and the file 0600: responses may carry
+/// personal data even with secrets masked.
+struct HistoryStore: Sendable {
+    let path: String
+
+    static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        let state = environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? (home + "/.local/state")
+        return state + "/hoist/history.jsonl"
+    }
+
+    /// Appends lines with one `write` each, so two Hoist processes never
+    /// interleave inside a line.
+    func append(_ lines: [String]) throws {
+        try makeParentDirectory()
+        let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw HistoryError("cannot open \(path): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        for line in lines {
+            let bytes = Array((line + "\n").utf8)
+            let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            guard written == bytes.count else { throw HistoryError("cannot write \(path): \(String(cString: strerror(errno)))") }
+        }
+    }
+
+    /// The entries, oldest first. A line that is not JSON (a crash mid-write
+    /// on another system, an edit by hand) is skipped and counted.
+    func read() throws -> (entries: [JSONValue], skipped: Int) {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            if FileManager.default.fileExists(atPath: path) { throw HistoryError("cannot read \(path)") }
+            return ([], 0)
+        }
+        var entries: [JSONValue] = []
+        var skipped = 0
+        for line in Array(data).split(separator: UInt8(ascii: "\n")) where !line.allSatisfy({ $0 == 0x20 }) {
+            if let value = try? JSONParser.parse(Array(line)), case .object = value {
+                entries.append(value)
+            } else {
+                skipped += 1
+            }
+        }
+        return (entries, skipped)
+    }
+
+    /// Creates every missing folder up to the file's with mode 0700.
+    private func makeParentDirectory() throws {
+        let parent = (path as NSString).deletingLastPathComponent
+        var current = ""
+        for component in parent.split(separator: "/", omittingEmptySubsequences: true) {
+            current += "/" + component
+            if mkdir(current, 0o700) != 0, errno != EEXIST {
+                throw HistoryError("cannot create \(current): \(String(cString: strerror(errno)))")
+            }
+        }
+    }
+}
+
+struct HistoryError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
