@@ -12,11 +12,19 @@ public enum Secrets {
         secretHeaders.contains(name.lowercased())
     }
 
+    private static let secretWordBytes = secretWords.map { Array($0.utf8) }
+
     /// A field is secret when the user marked it, or when its name says so.
+    /// Compares ASCII-lowercased bytes: it runs for every key of every
+    /// answer recorded in the history.
     public static func isSecretField(_ name: String, marked: Set<String> = []) -> Bool {
         if marked.contains(name) { return true }
-        let lower = name.lowercased()
-        return secretWords.contains { lower.contains($0) }
+        let lower = name.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }
+        return secretWordBytes.contains { word in
+            lower.count >= word.count && (0...(lower.count - word.count)).contains { start in
+                lower[start..<start + word.count].elementsEqual(word)
+            }
+        }
     }
 
     /// A header line for display: the value masked when the header is secret.

@@ -1,6 +1,7 @@
 import Crypto
 import FormData
 import Foundation
+import Glibc
 import UploadEngine
 
 /// One line of the history file: what `--json` prints for the task, plus
@@ -14,7 +15,7 @@ enum HistoryEntry {
     static let hashLimit: Int64 = 64 << 20
 
     static func make(for task: TaskSnapshot, secretFields: Set<String>, at time: Date = Date()) -> JSONValue {
-        var members: [JSONValue.Member] = [.init("time", .string(ISO8601DateFormatter().string(from: time)))]
+        var members: [JSONValue.Member] = [.init("time", .string(iso8601(time)))]
         members += ResultLine.members(for: task)
         members.append(.init("method", .string(task.request.method.rawValue)))
         members.append(.init("files", .array(files(of: task.request.body).map(describe))))
@@ -27,9 +28,10 @@ enum HistoryEntry {
     private static func responseSummary(_ task: TaskSnapshot, secretFields: Set<String>) -> JSONValue {
         guard let response = task.response else { return .null }
         if let json = response.json {
+            // Masked before it may be cut: a cut answer is a string, no longer keys.
             let masked = Secrets.masked(json, marked: secretFields)
             let text = masked.compactJSON
-            return text.utf8.count <= responseCap ? masked : .string(String(text.utf8.prefix(responseCap))! + "…")
+            return text.utf8.count <= responseCap ? masked : .string(String(decoding: text.utf8.prefix(responseCap), as: UTF8.self) + "…")
         }
         if case .binary(let summary) = response.content { return .string("<\(summary)>") }
         let text = String(decoding: response.body.prefix(responseCap), as: UTF8.self)
@@ -50,24 +52,45 @@ enum HistoryEntry {
         }
     }
 
+    /// `2026-11-23T08:29:15Z`. strftime, because an ISO8601DateFormatter
+    /// costs about a millisecond to make, once per task.
+    static func iso8601(_ date: Date) -> String {
+        var seconds = time_t(date.timeIntervalSince1970)
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        var buffer = [CChar](repeating: 0, count: 32)
+        let count = strftime(&buffer, buffer.count, "%Y-%m-%dT%H:%M:%SZ", &parts)
+        return String(decoding: buffer.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
     private static func describe(_ file: (field: String, path: String)) -> JSONValue {
         let absolute = file.path.hasPrefix("/") ? file.path : FileManager.default.currentDirectoryPath + "/" + file.path
-        let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.int64Value
+        var info = stat()
+        let size = stat(file.path, &info) == 0 ? Int64(info.st_size) : nil
         return .object([
             .init("field", .string(file.field)),
             .init("path", .string(absolute)),
             .init("size", size.map { .number("\($0)") } ?? .null),
-            .init("sha256", size.flatMap { $0 <= hashLimit ? sha256(ofFile: file.path) : nil }.map(JSONValue.string) ?? .null),
+            .init("sha256", size.flatMap { $0 <= hashLimit ? sha256(ofFile: file.path, size: $0) : nil }.map(JSONValue.string) ?? .null),
         ])
     }
 
-    private static func sha256(ofFile path: String) -> String? {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
-        defer { try? handle.close() }
+    private static func sha256(ofFile path: String, size: Int64) -> String? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
         var hasher = SHA256()
-        while let chunk = try? handle.read(upToCount: 1 << 20), !chunk.isEmpty {
-            hasher.update(data: chunk)
+        var buffer = [UInt8](repeating: 0, count: Int(min(max(size, 4096), 1 << 20)))
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { return count == 0 ? hexDigest(hasher.finalize()) : nil }
+            buffer.withUnsafeBytes { hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
         }
-        return hasher.finalize().map { String(format: "%02x", $0) }.joined()
+    }
+
+    private static func hexDigest(_ digest: SHA256.Digest) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        return String(decoding: digest.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] }, as: UTF8.self)
     }
 }
