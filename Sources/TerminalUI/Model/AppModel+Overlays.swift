@@ -42,7 +42,41 @@ extension AppModel {
             let effects = handle(key, in: &browser)
             if case .browser = self.overlay { self.overlay = .browser(browser) }
             return effects
+        case .history(var history):
+            let height = HistoryView.listHeight(for: size)
+            switch key {
+            case .down, .character("j"): history.move(by: 1, listHeight: height)
+            case .up, .character("k"): history.move(by: -1, listHeight: height)
+            case .pageDown: history.move(by: height, listHeight: height)
+            case .pageUp: history.move(by: -height, listHeight: height)
+            case .character("g"), .home: history.move(by: -history.items.count, listHeight: height)
+            case .character("G"), .end: history.move(by: history.items.count, listHeight: height)
+            case .enter:
+                guard let item = history.selected else { return [] }
+                self.overlay = nil
+                return rerun(item)
+            default:
+                self.overlay = nil
+                return []
+            }
+            self.overlay = .history(history)
+            return []
         }
+    }
+
+    /// Aims the target at the item's URL and method and stages its files
+    /// again; `u` then sends them with the fields and headers staged now.
+    private mutating func rerun(_ item: HistoryItem) -> [Effect] {
+        target.url = item.url
+        target.method = item.method
+        guard !item.files.isEmpty else {
+            notice = Notice("target set to \(item.method.rawValue) \(item.url); that upload sent no files")
+            return []
+        }
+        for file in item.files {
+            pendingFieldNames[file.path] = file.field
+        }
+        return [.stage(paths: item.files.map(\.path))]
     }
 
     // MARK: File browser

@@ -41,6 +41,10 @@ extension AppModel {
             quitting = true
             interrupted = true
             return [.quit]
+        case .historyLoaded(let items, let error):
+            guard case .history = overlay else { return [] }
+            overlay = .history(HistoryBrowser(items: items.reversed(), isLoading: false, error: error))
+            return []
         }
     }
 
@@ -70,6 +74,9 @@ extension AppModel {
         case .character("1"), .character("2"), .character("3"), .character("4"):
             if case .character(let c) = key, let n = c.wholeNumberValue { focus = Pane(rawValue: n - 1)! }
         case .character("?"), .function(1): overlay = .help(scroll: 0)
+        case .character("L"):
+            overlay = .history(HistoryBrowser())
+            return [.loadHistory]
         case .character("q"), .control("c"): return requestQuit()
         case .character("a"): return openBrowser()
         case .character("f"): overlay = .editor(entryForm(.newEntry(.field)))

@@ -21,6 +21,8 @@ public enum Overlay: Sendable, Hashable {
     case editor(EditorForm)
     /// `q` while uploads run: quit and cancel them?
     case confirmQuit(running: Int)
+    /// `L`: the finished uploads of earlier sessions.
+    case history(HistoryBrowser)
 }
 
 /// A one-line message in the bottom bar until the next key.
@@ -62,6 +64,8 @@ public struct AppModel: Sendable {
     public var quitting = false
     /// Quit because of SIGINT, SIGTERM or SIGHUP.
     public var interrupted = false
+    /// Field names for files being staged again from the history, by path.
+    var pendingFieldNames: [String: String] = [:]
     private var nextFileID = 1
 
     public init(size: Size, target: Target, profile: String? = nil, startDirectory: String) {
@@ -82,6 +86,7 @@ public struct AppModel: Sendable {
 
     mutating func stage(_ file: StagedFile) {
         var file = file
+        if let field = pendingFieldNames.removeValue(forKey: file.path) { file.fieldName = field }
         file.id = nextFileID
         nextFileID += 1
         files.append(file)

@@ -15,6 +15,8 @@ public enum Message: Sendable {
     case uploadRefused(String)
     /// SIGINT, SIGTERM or SIGHUP.
     case interrupted
+    /// The history file was read (newest last, as in the file), or could not be.
+    case historyLoaded([HistoryItem], error: String?)
 }
 
 /// What `update` asks the app to do. The model never does I/O itself.
@@ -29,6 +31,8 @@ public enum Effect: Sendable, Hashable {
     case list(directory: String)
     /// Check these paths and answer with `.staged`.
     case stage(paths: [String])
+    /// Read the history file and answer with `.historyLoaded`.
+    case loadHistory
     /// Cancel every unfinished task and end the program.
     case quit
 }

@@ -51,6 +51,7 @@ enum Bars {
             if browser.isEditingGlob { return [("Enter", "apply filter"), ("Esc", "done")] }
             return [("Enter", "open/stage"), ("Space", "mark"), ("*", "mark all"), ("a", "stage marked"), ("/", "glob"),
                     (".", "hidden"), ("⌫", "up"), ("Esc", "close")]
+        case .history: return [("Enter", "stage again"), ("↑↓", "move"), ("g/G", "first/last"), ("Esc", "close")]
         case nil: break
         }
         if model.filterInput != nil { return [("Enter", "keep filter"), ("Esc", "clear filter")] }
@@ -59,7 +60,7 @@ enum Bars {
         switch model.focus {
         case .files: return [("a", "add"), ("Space", "mark"), ("e", "edit"), ("d", "delete"), ("o", "1 req/each")] + common
         case .fields: return [("f", "field"), ("H", "header"), ("e", "edit"), ("d", "delete"), ("s", "secret")] + common
-        case .tasks: return [("c", "cancel"), ("r", "retry"), ("/", "filter"), ("Enter", "response"), ("d", "remove")] + common
+        case .tasks: return [("c", "cancel"), ("r", "retry"), ("/", "filter"), ("Enter", "response"), ("d", "remove"), ("L", "history")] + common
         case .response: return [("↑↓", "move"), ("←→", "fold"), ("Enter", "toggle"), ("E/C", "all"), ("i", "headers"), ("w", "raw"), ("P", "pretty")] + common
         }
     }

@@ -16,7 +16,7 @@ enum HelpView {
             ("u", "upload marked files, or all staged files"), ("o", "toggle: u sends one request, or one task per file"),
             ("U", "upload each file as its own task"), ("c", "cancel the selected task"), ("r", "retry a failed or cancelled task"),
             ("p", "pause or resume the queue"), ("+ / -", "more or fewer uploads at once"), ("/", "filter tasks by name or state"),
-            ("d", "remove a finished task from the list"),
+            ("d", "remove a finished task from the list"), ("L", "history: earlier uploads; Enter stages one again"),
         ]),
         ("Response", [
             ("Enter (Tasks)", "show the selected task's response"), ("← → or h l", "collapse / expand a JSON node"),

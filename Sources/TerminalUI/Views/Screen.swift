@@ -19,6 +19,7 @@ public enum Screen {
         case .browser(let browser): BrowserView.render(browser, into: &grid)
         case .editor(let form): EditorView.render(form, into: &grid)
         case .confirmQuit(let running): ConfirmView.render(running: running, into: &grid)
+        case .history(let history): HistoryView.render(history, into: &grid)
         case nil: break
         }
     }

@@ -82,6 +82,8 @@ final class UploadManagerApp: TerminalProgram {
             io.async { [mailbox] in mailbox.post(FileSystem.list(directory)) }
         case .stage(let paths):
             io.async { [mailbox] in mailbox.post(FileSystem.stage(paths)) }
+        case .loadHistory:
+            io.async { [mailbox] in mailbox.post(FileSystem.history()) }
         case .quit:
             engine.cancelAll(reason: "hoist quit")
             return false
@@ -92,6 +94,17 @@ final class UploadManagerApp: TerminalProgram {
 
 /// The file-system reads the UI asks for, answered as messages.
 enum FileSystem {
+    static func history(_ store: HistoryStore = HistoryStore(path: HistoryStore.defaultPath())) -> Message {
+        do {
+            let (entries, skipped) = try store.read()
+            let items = entries.compactMap(HistoryItem.init(entry:))
+            let unreadable = skipped + entries.count - items.count
+            return .historyLoaded(items, error: unreadable > 0 ? "\(unreadable) unreadable line\(unreadable == 1 ? "" : "s") in \(store.path) skipped" : nil)
+        } catch {
+            return .historyLoaded([], error: "\(error)")
+        }
+    }
+
     static func list(_ directory: String) -> Message {
         guard let dir = opendir(directory) else {
             return .listingFailed(directory: directory, error: "cannot open \(directory): \(String(cString: strerror(errno)))")

@@ -1,0 +1,69 @@
+import Testing
+import UploadEngine
+
+@testable import TerminalUI
+
+/// `L` opens the history; Enter stages an earlier upload's files again.
+@Suite struct HistoryOverlayTests {
+    /// Two lines as `hoist send` writes them to history.jsonl.
+    static let lines = [
+        #"{"time":"2026-11-23T08:29:15Z","id":1,"name":"身份证 正面.jpg","url":"https://api.example.com/ocr","ok":true,"status":200,"bytes_sent":180392,"bytes_total":180392,"duration_ms":35,"attempts":1,"answered_early":false,"error":null,"message":null,"method":"PUT","files":[{"field":"image","path":"/data/身份证 正面.jpg","size":180006,"sha256":"ab"}],"response":{"RETCODE":"0000","token":"••••••"}}"#,
+        #"{"time":"2026-11-23T08:30:02Z","id":2,"name":"back.jpg","url":"https://api.example.com/ocr","ok":false,"status":200,"bytes_sent":2048,"bytes_total":2048,"duration_ms":12,"attempts":1,"answered_early":false,"error":"expected RETCODE = \"0000\", got \"1001\"","message":"身份证号码格式错误","method":"POST","files":[{"field":"back","path":"/data/back.jpg","size":2000,"sha256":null}],"response":{"RETCODE":"1001","RETMSG":"身份证号码格式错误"}}"#,
+    ]
+
+    static func items() throws -> [HistoryItem] {
+        try lines.map { try #require(HistoryItem(entry: try JSONParser.parse(Array($0.utf8)))) }
+    }
+
+    @Test func aHistoryLineIsRead() throws {
+        let first = try Self.items()[0]
+        #expect(first.ok && first.status == 200 && first.method == .put)
+        #expect(first.files == [.init(field: "image", path: "/data/身份证 正面.jpg", size: 180006)])
+        #expect(first.response?[path: "RETCODE"] == .string("0000"))
+        let second = try Self.items()[1]
+        #expect(!second.ok)
+        #expect(second.problem == "身份证号码格式错误", "the server's message before the error")
+        #expect(HistoryItem(entry: .object([])) == nil, "a line without time and url is not an item")
+    }
+
+    @Test func openingLoadsAndShowsTheNewestFirst() throws {
+        var model = Fixtures.model(width: 100, height: 30)
+        #expect(model.update(.key(.character("L"))) == [.loadHistory])
+        #expect(Fixtures.render(model).contains { $0.contains("reading…") })
+        _ = model.update(.historyLoaded(try Self.items(), error: nil))
+        let screen = Fixtures.render(model)
+        let rows = screen.filter { $0.contains("2026-11-23") }
+        #expect(rows.count == 2)
+        #expect(rows[0].contains("✘ 200 POST  back.jpg") && rows[0].contains("2.00 KiB  12 ms  2026-11-23 08:30:02"), "\(rows)")
+        #expect(rows[1].contains("✔ 200 PUT  身份证 正面.jpg"))
+        // The selected (newest) one's detail: URL, the server's message, its file, the answer.
+        let text = screen.joined(separator: "\n")
+        #expect(text.contains("POST https://api.example.com/ocr"))
+        #expect(text.contains("✘ 身份证号码格式错误"))
+        #expect(text.contains("back ← /data/back.jpg  1.95 KiB"))
+        #expect(text.contains(#""RETMSG": "身份证号码格式错误""#))
+        #expect(screen.last?.contains("Enter stage again") == true)
+    }
+
+    @Test func enterStagesTheFilesAgainUnderTheirFieldsAndAimsTheTarget() throws {
+        var model = Fixtures.model(width: 100, height: 30)
+        _ = model.update(.key(.character("L")))
+        _ = model.update(.historyLoaded(try Self.items(), error: nil))
+        _ = model.update(.key(.down))
+        #expect(model.update(.key(.enter)) == [.stage(paths: ["/data/身份证 正面.jpg"])])
+        #expect(model.overlay == nil)
+        #expect(model.target.url == "https://api.example.com/ocr")
+        #expect(model.target.method == .put)
+        _ = model.update(.staged([StagedFile(path: "/data/身份证 正面.jpg", size: 180006)], problems: []))
+        #expect(model.files.map(\.fieldName) == ["image"], "sent under the same field as before")
+    }
+
+    @Test func anUnreadableHistoryIsSaidAndEscCloses() {
+        var model = Fixtures.model(width: 80, height: 24)
+        _ = model.update(.key(.character("L")))
+        _ = model.update(.historyLoaded([], error: "cannot read /state/hoist/history.jsonl"))
+        #expect(Fixtures.render(model).contains { $0.contains("✘ cannot read /state/hoist/history.jsonl") })
+        _ = model.update(.key(.escape))
+        #expect(model.overlay == nil)
+    }
+}
