@@ -2,7 +2,7 @@
 # Makes screenshots/*.png from a real `hoist demo` session in tmux:
 # capture-pane -e (text with colours) -> pyte + Pillow (ansi_to_png.py).
 # Needs: tmux, python3 with pyte and pillow (pip install pyte pillow),
-# fonts-dejavu-core and fonts-wqy-zenhei (for CJK).
+# fonts-dejavu-core, fonts-wqy-zenhei (CJK) and fonts-symbola (emoji).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # HOIST_BIN=path uses a hoist already built.
