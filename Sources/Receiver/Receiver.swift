@@ -1,8 +1,10 @@
 import HummingbirdCore
+import HummingbirdHTTP2
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
+import NIOSSL
 
 /// The embedded HTTP receiver: a Hummingbird 2 server that accepts uploads and says what it got.
 ///
@@ -47,7 +49,7 @@ import NIOPosix
 /// is read, and no `100` when it is answered early.
 public final class Receiver: Sendable {
     private struct State {
-        var server: Server<HTTP1Channel>?
+        var shutdown: (@Sendable () async -> Void)?
         var task: Task<Void, Never>?
         var port = 0
     }
@@ -64,17 +66,29 @@ public final class Receiver: Sendable {
 
     /// Creates the directory, binds and returns once the server is listening.
     public func start() async throws {
-        guard state.withLockedValue({ $0.server == nil }) else { return }
+        guard state.withLockedValue({ $0.shutdown == nil }) else { return }
         let directory = UploadDirectory(path: configuration.directory)
         try directory.create()
 
         let handler = RequestHandler(
             configuration: configuration, directory: directory, requests: requests, log: log)
+        let responder: HTTPChannelHandler.Responder = { request, writer, channel in
+            await handler.handle(request, writer: writer, channel: channel)
+        }
+        if let tls = configuration.tls {
+            let tlsConfiguration = TLSConfiguration.makeServerConfiguration(
+                certificateChain: try NIOSSLCertificate.fromPEMFile(tls.certificatePath).map { .certificate($0) },
+                privateKey: .privateKey(try NIOSSLPrivateKey(file: tls.keyPath, format: .pem)))
+            try await launch(HTTP2UpgradeChannel(tlsConfiguration: tlsConfiguration, responder: responder))
+        } else {
+            try await launch(HTTP1Channel(responder: responder))
+        }
+    }
+
+    private func launch<Channel: ServerChildChannel>(_ childChannelSetup: Channel) async throws {
         let (bound, boundContinuation) = AsyncStream<Int>.makeStream()
         let server = Server(
-            childChannelSetup: HTTP1Channel(responder: { request, writer, channel in
-                await handler.handle(request, writer: writer, channel: channel)
-            }),
+            childChannelSetup: childChannelSetup,
             configuration: ServerConfiguration(address: .hostname(configuration.host, port: configuration.port)),
             onServerRunning: { channel in
                 boundContinuation.yield(channel.localAddress?.port ?? 0)
@@ -98,7 +112,7 @@ public final class Receiver: Sendable {
             throw error ?? ReceiverError.saveFailed("the receiver stopped before it was listening")
         }
         state.withLockedValue {
-            $0.server = server
+            $0.shutdown = { try? await server.shutdownGracefully() }
             $0.task = task
             $0.port = port
         }
@@ -109,10 +123,10 @@ public final class Receiver: Sendable {
         state.withLockedValue { $0.port }
     }
 
-    /// `http://HOST:PORT`, valid after `start()`.
+    /// `http://HOST:PORT` (`https://` with TLS), valid after `start()`.
     public var baseURL: String {
         let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
-        return "http://\(host):\(port)"
+        return "\(configuration.tls == nil ? "http" : "https")://\(host):\(port)"
     }
 
     /// Requests received so far (counted on arrival).
@@ -123,19 +137,19 @@ public final class Receiver: Sendable {
     /// Lets requests in progress finish, closes idle connections and frees the port. A request still
     /// running after 5 s (a stalled client) is cancelled.
     public func stop() async {
-        let (server, task) = state.withLockedValue { state in
+        let (shutdown, task) = state.withLockedValue { state in
             defer {
-                state.server = nil
+                state.shutdown = nil
                 state.task = nil
             }
-            return (state.server, state.task)
+            return (state.shutdown, state.task)
         }
-        guard let server, let task else { return }
+        guard let shutdown, let task else { return }
         let watchdog = Task {
             try await Task.sleep(for: .seconds(5))
             task.cancel()
         }
-        try? await server.shutdownGracefully()
+        await shutdown()
         await task.value
         watchdog.cancel()
     }

@@ -20,6 +20,9 @@ public struct ReceiverConfiguration: Sendable {
     public var resetAfterBodyBytes: Int64 = 0
     /// Read request bodies at most this fast, in bytes per second; `nil` reads at full speed.
     public var readBytesPerSecond: Int? = nil
+    /// Serve HTTPS with this certificate chain and key (PEM files), offering
+    /// HTTP/2 and HTTP/1.1 through ALPN; `nil` serves plain HTTP/1.1.
+    public var tls: (certificatePath: String, keyPath: String)? = nil
 
     public init(directory: String) {
         self.directory = directory

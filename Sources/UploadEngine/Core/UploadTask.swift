@@ -95,8 +95,14 @@ public struct UploadResponse: Sendable, Hashable {
     /// All body bytes received, kept or not.
     public var bodyBytesReceived: Int64
     public var content: Content
+    /// The protocol the answer came in: "HTTP/1.1", or "HTTP/2" when TLS negotiated it.
+    public var version: String
 
-    public init(status: Int, headers: [HeaderField], elapsed: Duration, body: [UInt8], bodyBytesReceived: Int64, content: Content) {
+    public init(
+        status: Int, headers: [HeaderField], elapsed: Duration, body: [UInt8], bodyBytesReceived: Int64, content: Content,
+        version: String = "HTTP/1.1"
+    ) {
+        self.version = version
         self.status = status
         self.headers = headers
         self.elapsed = elapsed

@@ -246,7 +246,8 @@ extension UploadResponse {
             elapsed: elapsed,
             body: collected.body,
             bodyBytesReceived: collected.bodyBytesReceived,
-            content: ResponseContentDecoder.decode(collected.body, contentType: collected.headers.first { $0.name.lowercased() == "content-type" }?.value, truncated: collected.bodyBytesReceived > Int64(collected.body.count))
+            content: ResponseContentDecoder.decode(collected.body, contentType: collected.headers.first { $0.name.lowercased() == "content-type" }?.value, truncated: collected.bodyBytesReceived > Int64(collected.body.count)),
+            version: collected.version
         )
     }
 }

@@ -18,6 +18,7 @@ final class ResponseCollector: HTTPClientResponseDelegate, @unchecked Sendable {
         var headers: [HeaderField]
         var body: [UInt8]
         var bodyBytesReceived: Int64
+        var version: String
     }
 
     struct Events: Sendable {
@@ -117,7 +118,8 @@ final class ResponseCollector: HTTPClientResponseDelegate, @unchecked Sendable {
             status: Int(head.status.code),
             headers: head.headers.map { HeaderField($0.name, $0.value) },
             body: body,
-            bodyBytesReceived: bodyBytesReceived
+            bodyBytesReceived: bodyBytesReceived,
+            version: head.version.major >= 2 ? "HTTP/\(head.version.major)" : "HTTP/\(head.version.major).\(head.version.minor)"
         )
     }
 }
