@@ -98,11 +98,11 @@ extension AppModel {
             if key != .enter { break }
             let paths = browser.marked.isEmpty ? [browser.path(of: entry)] : browser.marked
             overlay = nil
-            return [.stage(paths: paths)]
+            return [.stage(paths: paths, field: target.fileField)]
         case .character("a"):
             guard !browser.marked.isEmpty else { break }
             overlay = nil
-            return [.stage(paths: browser.marked)]
+            return [.stage(paths: browser.marked, field: target.fileField)]
         default:
             break
         }

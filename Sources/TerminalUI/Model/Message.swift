@@ -27,8 +27,8 @@ public enum Effect: Sendable, Hashable {
     case setConcurrency(Int)
     /// Read a directory for the browser; answer with `.listed` or `.listingFailed`.
     case list(directory: String)
-    /// Check these paths and answer with `.staged`.
-    case stage(paths: [String])
+    /// Check these paths and answer with `.staged`, each file in the form field `field`.
+    case stage(paths: [String], field: String)
     /// Cancel every unfinished task and end the program.
     case quit
 }
