@@ -102,7 +102,7 @@ import UploadEngine
         _ = m.update(.key(.character(" ")))  // mark, move to img10
         _ = m.update(.key(.down))  // z.jpg
         _ = m.update(.key(.character(" ")))
-        #expect(m.update(.key(.character("a"))) == [.stage(paths: ["/data/img2.jpg", "/data/z.jpg"])])
+        #expect(m.update(.key(.character("a"))) == [.stage(paths: ["/data/img2.jpg", "/data/z.jpg"], field: "file")])
         #expect(m.overlay == nil)
         _ = m.update(.staged([StagedFile(path: "/data/img2.jpg", size: 10), StagedFile(path: "/data/z.jpg", size: 10)], problems: []))
         #expect(m.files.map(\.baseName) == ["img2.jpg", "z.jpg"])

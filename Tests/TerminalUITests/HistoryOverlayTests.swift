@@ -50,11 +50,11 @@ import UploadEngine
         _ = model.update(.key(.character("L")))
         _ = model.update(.historyLoaded(try Self.items(), error: nil))
         _ = model.update(.key(.down))
-        #expect(model.update(.key(.enter)) == [.stage(paths: ["/data/身份证 正面.jpg"])])
+        #expect(model.update(.key(.enter)) == [.stage(paths: ["/data/身份证 正面.jpg"], field: "image")])
         #expect(model.overlay == nil)
         #expect(model.target.url == "https://api.example.com/ocr")
         #expect(model.target.method == .put)
-        _ = model.update(.staged([StagedFile(path: "/data/身份证 正面.jpg", size: 180006)], problems: []))
+        _ = model.update(.staged([StagedFile(path: "/data/身份证 正面.jpg", size: 180006, fieldName: "image")], problems: []))
         #expect(model.files.map(\.fieldName) == ["image"], "sent under the same field as before")
     }
 

@@ -73,10 +73,7 @@ extension AppModel {
             notice = Notice("target set to \(item.method.rawValue) \(item.url); that upload sent no files")
             return []
         }
-        for file in item.files {
-            pendingFieldNames[file.path] = file.field
-        }
-        return [.stage(paths: item.files.map(\.path))]
+        return item.files.map { .stage(paths: [$0.path], field: $0.field) }
     }
 
     // MARK: File browser
@@ -132,11 +129,11 @@ extension AppModel {
             if key != .enter { break }
             let paths = browser.marked.isEmpty ? [browser.path(of: entry)] : browser.marked
             overlay = nil
-            return [.stage(paths: paths)]
+            return [.stage(paths: paths, field: target.fileField)]
         case .character("a"):
             guard !browser.marked.isEmpty else { break }
             overlay = nil
-            return [.stage(paths: browser.marked)]
+            return [.stage(paths: browser.marked, field: target.fileField)]
         default:
             break
         }

@@ -64,8 +64,6 @@ public struct AppModel: Sendable {
     public var quitting = false
     /// Quit because of SIGINT, SIGTERM or SIGHUP.
     public var interrupted = false
-    /// Field names for files being staged again from the history, by path.
-    var pendingFieldNames: [String: String] = [:]
     private var nextFileID = 1
 
     public init(size: Size, target: Target, profile: String? = nil, startDirectory: String) {
@@ -86,7 +84,6 @@ public struct AppModel: Sendable {
 
     mutating func stage(_ file: StagedFile) {
         var file = file
-        if let field = pendingFieldNames.removeValue(forKey: file.path) { file.fieldName = field }
         file.id = nextFileID
         nextFileID += 1
         files.append(file)

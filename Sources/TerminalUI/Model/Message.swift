@@ -29,8 +29,8 @@ public enum Effect: Sendable, Hashable {
     case setConcurrency(Int)
     /// Read a directory for the browser; answer with `.listed` or `.listingFailed`.
     case list(directory: String)
-    /// Check these paths and answer with `.staged`.
-    case stage(paths: [String])
+    /// Check these paths and answer with `.staged`, each file in the form field `field`.
+    case stage(paths: [String], field: String)
     /// Read the history file and answer with `.historyLoaded`.
     case loadHistory
     /// Cancel every unfinished task and end the program.

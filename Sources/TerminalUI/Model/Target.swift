@@ -23,10 +23,15 @@ public struct Target: Sendable, Hashable {
     /// Where the server's message is, e.g. `RETMSG`.
     public var messagePath: String?
     public var retries: Int
+    /// Connect, idle and total time allowed for each attempt.
+    public var timeouts: Timeouts
+    /// The form field newly staged files get.
+    public var fileField: String
 
     public init(
         url: String = "", method: UploadRequest.Method = .post, bodyKind: BodyKind = .multipart,
-        expectations: [SuccessRule.Expectation] = [], messagePath: String? = nil, retries: Int = 3
+        expectations: [SuccessRule.Expectation] = [], messagePath: String? = nil, retries: Int = 3,
+        timeouts: Timeouts = Timeouts(), fileField: String = "file"
     ) {
         self.url = url
         self.method = method
@@ -34,6 +39,8 @@ public struct Target: Sendable, Hashable {
         self.expectations = expectations
         self.messagePath = messagePath
         self.retries = retries
+        self.timeouts = timeouts
+        self.fileField = fileField
     }
 
     var successRule: SuccessRule { SuccessRule(expectations: expectations, messagePath: messagePath) }
@@ -56,7 +63,7 @@ extension Target {
         let fields = entries.filter { $0.kind == .field }
         func request(_ body: UploadRequest.Body, label: String) -> UploadRequest {
             UploadRequest(
-                url: url, method: method, headers: headers, body: body,
+                url: url, method: method, headers: headers, body: body, timeouts: timeouts,
                 retry: RetryPolicy(maxRetries: retries), success: successRule, label: label)
         }
         switch bodyKind {

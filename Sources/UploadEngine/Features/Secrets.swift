@@ -8,8 +8,10 @@ public enum Secrets {
     static let secretHeaders: Set<String> = ["authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "x-auth-token"]
     static let secretWords = ["password", "passwd", "secret", "token", "apikey", "api_key", "api-key"]
 
-    public static func isSecretHeader(_ name: String) -> Bool {
-        secretHeaders.contains(name.lowercased())
+    /// A header is secret when its name says so, or when the user marked it
+    /// (`marked` holds names in any case: header names are case-insensitive).
+    public static func isSecretHeader(_ name: String, marked: Set<String> = []) -> Bool {
+        secretHeaders.contains(name.lowercased()) || marked.contains { $0.lowercased() == name.lowercased() }
     }
 
     private static let secretWordBytes = secretWords.map { Array($0.utf8) }
@@ -29,8 +31,8 @@ public enum Secrets {
 
     /// A header line for display: the value masked when the header is secret.
     /// `Authorization: Basic …` keeps its scheme so the reader knows what was sent.
-    public static func displayValue(header name: String, value: String) -> String {
-        guard isSecretHeader(name) else { return value }
+    public static func displayValue(header name: String, value: String, marked: Set<String> = []) -> String {
+        guard isSecretHeader(name, marked: marked) else { return value }
         if let space = value.firstIndex(of: " "), name.lowercased().hasSuffix("authorization") {
             return String(value[..<space]) + " " + mask
         }

@@ -71,10 +71,10 @@ enum ResultLine {
 
 /// What `-v` prints about a request: method, URL, headers and parts, secrets masked.
 enum RequestDescription {
-    static func lines(for request: UploadRequest, secretFields: Set<String>) -> [String] {
+    static func lines(for request: UploadRequest, secretFields: Set<String>, secretHeaders: Set<String> = []) -> [String] {
         var lines = ["> \(request.method.rawValue) \(Secrets.displayURL(request.url))"]
         for header in request.headers {
-            lines.append("> \(header.name): \(Secrets.displayValue(header: header.name, value: header.value))")
+            lines.append("> \(header.name): \(Secrets.displayValue(header: header.name, value: header.value, marked: secretHeaders))")
         }
         switch request.body {
         case .multipart(let form):

@@ -17,8 +17,11 @@ struct SendCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "The URL to send to (http or https).")
-    var url: String
+    @Argument(help: "The URL to send to (http or https); optional with a --profile that has one.")
+    var url: String?
+
+    @Option(help: ArgumentHelp("Take the URL, method, headers, fields, success rule, retries, timeouts and concurrency from this profile in ~/.config/hoist/profiles.toml; options given here win.", valueName: "name"))
+    var profile: String?
 
     @Option(name: [.customShort("F"), .customLong("form")], help: ArgumentHelp("A form part: name=value, name=@file, name=<file, name=@- (stdin); modifiers ;type= ;filename= ;headers=.", valueName: "name=content"))
     var form: [String] = []
@@ -63,7 +66,7 @@ struct SendCommand: AsyncParsableCommand {
     var base64JSON: String?
 
     @Option(help: "Uploads at once (default 4).")
-    var concurrency: Int = 4
+    var concurrency: Int?
 
     @Flag(name: .customLong("after-success"), help: "Start each task only after the one before it succeeded.")
     var afterSuccess = false
@@ -72,13 +75,13 @@ struct SendCommand: AsyncParsableCommand {
     var timeout: Double?
 
     @Option(name: .customLong("connect-timeout"), help: ArgumentHelp("Seconds allowed to connect (default 10).", valueName: "seconds"))
-    var connectTimeout: Double = 10
+    var connectTimeout: Double?
 
     @Option(name: .customLong("idle-timeout"), help: ArgumentHelp("Seconds with no bytes moving before giving up (default 30).", valueName: "seconds"))
-    var idleTimeout: Double = 30
+    var idleTimeout: Double?
 
     @Option(help: "Retries on connection errors, timeouts and 408/429/5xx (default 3).")
-    var retries: Int = 3
+    var retries: Int?
 
     @Option(help: ArgumentHelp("Succeed only when the JSON answer has this value at this key path.", valueName: "key.path=value"))
     var expect: [String] = []
@@ -99,7 +102,7 @@ struct SendCommand: AsyncParsableCommand {
     var noHistory = false
 
     func run() async throws {
-        let plan = try SendPlan(command: self)
+        let plan = try SendPlan(command: self, profile: profile.map { try Profile.load($0) })
         let session = SendSession(
             plan: plan, output: jsonOutput ? .jsonLines : .bodies, verbose: verbose, insecure: insecure, showProgress: !silent,
             history: noHistory ? nil : HistoryStore(path: HistoryStore.defaultPath()))

@@ -9,22 +9,41 @@ struct SendPlan {
     /// For each request, the index of the request it must wait for, if any.
     var after: [Int?]
     var concurrency: Int
+    /// Fields whose values are never printed: `--secret` and the profile's `secret = true`.
     var secretFields: Set<String>
+    /// Headers marked `secret = true` in the profile (Authorization, Cookie... are masked anyway).
+    var secretHeaders: Set<String>
 
-    init(requests: [UploadRequest], after: [Int?]? = nil, concurrency: Int = 4, secretFields: Set<String> = []) {
+    init(requests: [UploadRequest], after: [Int?]? = nil, concurrency: Int = 4, secretFields: Set<String> = [], secretHeaders: Set<String> = []) {
         self.requests = requests
         self.after = after ?? Array(repeating: nil, count: requests.count)
         self.concurrency = concurrency
         self.secretFields = secretFields
+        self.secretHeaders = secretHeaders
     }
 
-    init(command: SendCommand) throws {
-        guard command.concurrency >= 1 else { throw BadInput("--concurrency must be at least 1") }
-        guard command.retries >= 0 else { throw BadInput("--retries must be 0 or more") }
-        _ = try Self.validURL(command.url)
+    /// The command line over the profile, when there is one: an option given
+    /// on the command line wins over the profile's key.
+    init(command: SendCommand, profile: Profile? = nil) throws {
+        let concurrency = command.concurrency ?? profile?.concurrency ?? 4
+        guard concurrency >= 1 else { throw BadInput("--concurrency must be at least 1") }
+        if let retries = command.retries, retries < 0 { throw BadInput("--retries must be 0 or more") }
+        guard let url = command.url ?? profile?.url else {
+            if let profile { throw BadInput("no URL: give one, or set url in profile \(String(reflecting: profile.name))") }
+            throw BadInput("no URL: give the URL to send to (or a --profile that has one)")
+        }
+        _ = try Self.validURL(url)
 
         let items = try command.form.map(FormItem.parse)
         let hasForm = !items.isEmpty
+        // The profile's fields go first; a part of the same name on the command line replaces one.
+        let named = Set(items.map(\.name))
+        let profileFields = (profile?.fields ?? []).filter { !named.contains($0.name) }
+        let leading = profileFields.map { FormItem.part(.text($0.name, $0.value)) }
+        func refuseProfileFields(_ option: String) throws {
+            guard let profile, !profileFields.isEmpty else { return }
+            throw BadInput("profile \(String(reflecting: profile.name)) has fields (\(profileFields.map(\.name).joined(separator: ", "))), which \(option) cannot send: use -F, -d or --base64-json")
+        }
         let bodyKinds = [
             hasForm && command.base64JSON == nil ? "-F" : nil,
             command.data.isEmpty && command.dataURLEncode.isEmpty ? nil : "-d/--data-urlencode",
@@ -36,34 +55,39 @@ struct SendPlan {
             throw BadInput("choose one kind of body: \(bodyKinds.joined(separator: " and ")) cannot be combined")
         }
 
-        let method = try Self.method(command.method, default: command.uploadFile == nil ? .post : .put)
-        let headers = try Self.headers(command)
-        let policies = try Self.policies(command)
+        let method = try Self.method(command.method, default: profile?.method ?? (command.uploadFile == nil ? .post : .put))
+        let headers = try Self.headers(command, profile: profile)
+        let policies = try Self.policies(command, profile: profile)
 
         var bodies: [(UploadRequest.Body, String?)] = []
         if let doc = command.jsonBody {
+            try refuseProfileFields("--json")
             bodies = [(.json(try Self.jsonDocument(doc)), nil)]
         } else if let path = command.uploadFile {
+            try refuseProfileFields("-T")
             bodies = [(.rawFile(path: path), baseName(path))]
         } else if let spec = command.base64JSON {
-            bodies = [(.base64JSON(try Self.base64JSON(spec, items: items)), nil)]
+            bodies = [(.base64JSON(try Self.base64JSON(spec, items: leading + items)), nil)]
         } else if !command.data.isEmpty || !command.dataURLEncode.isEmpty {
-            bodies = [(.bytes(try URLEncodedData.build(raw: command.data, encoded: command.dataURLEncode), contentType: "application/x-www-form-urlencoded"), nil)]
-        } else if hasForm {
-            bodies = try Self.multipartBodies(items)
+            let body = try URLEncodedData.build(
+                leading: profileFields.map { FormField($0.name, $0.value) }, raw: command.data, encoded: command.dataURLEncode)
+            bodies = [(.bytes(body, contentType: "application/x-www-form-urlencoded"), nil)]
+        } else if hasForm || !leading.isEmpty {
+            bodies = try Self.multipartBodies(leading + items)
         } else {
             throw BadInput("nothing to send: give -F parts, --each, -d, --json, -T or --base64-json")
         }
 
         requests = bodies.map { body, label in
             UploadRequest(
-                url: command.url, method: method, headers: headers, body: body,
+                url: url, method: method, headers: headers, body: body,
                 timeouts: policies.timeouts, retry: policies.retry, success: policies.success,
-                label: label ?? Self.label(for: body, url: command.url))
+                label: label ?? Self.label(for: body, url: url))
         }
         after = requests.indices.map { command.afterSuccess && $0 > 0 ? $0 - 1 : nil }
-        concurrency = command.concurrency
-        secretFields = Set(command.secretFields)
+        self.concurrency = concurrency
+        secretFields = Set(command.secretFields).union(profile?.secretFieldNames ?? [])
+        secretHeaders = profile?.secretHeaderNames ?? []
     }
 
     // MARK: - Form parts
@@ -72,6 +96,13 @@ struct SendPlan {
     enum FormItem {
         case part(Part)
         case each(name: String, pattern: String)
+
+        var name: String {
+            switch self {
+            case .part(let part): return part.name
+            case .each(let name, _): return name
+            }
+        }
 
         static func parse(_ tagged: String) throws -> FormItem {
             do {
@@ -154,7 +185,9 @@ struct SendPlan {
         return method
     }
 
-    static func headers(_ command: SendCommand) throws -> [HeaderField] {
+    /// The profile's headers, then the command line's; a header named on the
+    /// command line (also by -A or -u) replaces the profile's of that name.
+    static func headers(_ command: SendCommand, profile: Profile? = nil) throws -> [HeaderField] {
         var headers: [HeaderField] = []
         for line in command.headers {
             guard let colon = line.firstIndex(of: ":") else {
@@ -175,21 +208,24 @@ struct SendPlan {
             guard user.contains(":") else { throw BadInput("-u \(user.split(separator: ":").first ?? ""): give user:password") }
             headers.append(HeaderField("Authorization", "Basic " + Data(user.utf8).base64EncodedString()))
         }
+        let given = Set(headers.map { $0.name.lowercased() })
+        headers = (profile?.headers ?? []).filter { !given.contains($0.name.lowercased()) }.map { HeaderField($0.name, $0.value) } + headers
         if command.jsonBody != nil, !headers.contains(where: { $0.name.lowercased() == "accept" }) {
             headers.append(HeaderField("Accept", "application/json"))
         }
         return headers
     }
 
-    static func policies(_ command: SendCommand) throws -> (timeouts: Timeouts, retry: RetryPolicy, success: SuccessRule) {
-        func duration(_ seconds: Double, _ option: String) throws -> Duration {
-            guard seconds > 0, seconds.isFinite else { throw BadInput("\(option) must be a positive number of seconds") }
-            return .milliseconds(Int64(seconds * 1000))
+    static func policies(_ command: SendCommand, profile: Profile? = nil) throws -> (timeouts: Timeouts, retry: RetryPolicy, success: SuccessRule) {
+        func duration(_ seconds: Double?, _ option: String) throws -> Duration? {
+            guard let seconds else { return nil }
+            guard seconds > 0, seconds.isFinite, seconds < 1e9 else { throw BadInput("\(option) must be a positive number of seconds") }
+            return .milliseconds(Int64((seconds * 1000).rounded(.up)))
         }
         let timeouts = Timeouts(
-            connect: try duration(command.connectTimeout, "--connect-timeout"),
-            idle: try duration(command.idleTimeout, "--idle-timeout"),
-            total: try command.timeout.map { try duration($0, "--timeout") }
+            connect: try duration(command.connectTimeout, "--connect-timeout") ?? profile?.connectTimeout ?? .seconds(10),
+            idle: try duration(command.idleTimeout, "--idle-timeout") ?? profile?.idleTimeout ?? .seconds(30),
+            total: try duration(command.timeout, "--timeout") ?? profile?.timeout
         )
         var expectations: [SuccessRule.Expectation] = []
         for item in command.expect {
@@ -198,7 +234,11 @@ struct SendPlan {
             }
             expectations.append(expectation)
         }
-        return (timeouts, RetryPolicy(maxRetries: command.retries), SuccessRule(expectations: expectations, messagePath: command.messagePath))
+        if command.expect.isEmpty { expectations = profile?.expectations ?? [] }
+        return (
+            timeouts, RetryPolicy(maxRetries: command.retries ?? profile?.retries ?? 3),
+            SuccessRule(expectations: expectations, messagePath: command.messagePath ?? profile?.messagePath)
+        )
     }
 
     static func jsonDocument(_ argument: String) throws -> [UInt8] {
@@ -260,8 +300,8 @@ enum Glob {
 
 /// curl's `-d` and `--data-urlencode`, joined with `&`.
 enum URLEncodedData {
-    static func build(raw: [String], encoded: [String]) throws -> [UInt8] {
-        var pieces: [String] = []
+    static func build(leading: [FormField] = [], raw: [String], encoded: [String]) throws -> [UInt8] {
+        var pieces = leading.map { URLEncodedForm.encode($0.name) + "=" + URLEncodedForm.encode($0.value) }
         for item in raw {
             if item.hasPrefix("@") {
                 pieces.append(try read(String(item.dropFirst()), option: "-d").filter { $0 != "\r" && $0 != "\n" })

@@ -44,7 +44,7 @@ final class SendSession: UploadEventMonitor, @unchecked Sendable {
         engine.pause()
         var ids: [TaskID] = []
         for (index, request) in plan.requests.enumerated() {
-            if verbose { printError(RequestDescription.lines(for: request, secretFields: plan.secretFields).joined(separator: "\n")) }
+            if verbose { printError(RequestDescription.lines(for: request, secretFields: plan.secretFields, secretHeaders: plan.secretHeaders).joined(separator: "\n")) }
             do {
                 ids.append(try engine.add(request, after: plan.after[index].map { ids[$0] }))
             } catch {

@@ -17,8 +17,8 @@ struct TUICommand: AsyncParsableCommand {
     @Option(help: "Load a target with its fields and headers from the profiles file (~/.config/hoist/profiles.toml).")
     var profile: String?
 
-    @Option(help: "Uploads running at once (+ and - change it in the UI).")
-    var concurrency: Int = 4
+    @Option(help: "Uploads running at once (default 4, or the profile's; + and - change it in the UI).")
+    var concurrency: Int?
 
     @Flag(name: [.customShort("k"), .long], help: "Accept any TLS certificate.")
     var insecure = false
@@ -29,7 +29,7 @@ struct TUICommand: AsyncParsableCommand {
     func run() async throws {
         var target = Target()
         var entries: [FormEntry] = []
-        var concurrency = concurrency
+        var concurrency = concurrency ?? 4
         // `hoist tui --profile ocr front.jpg`: the first word is a file when it is not a URL.
         var url = url
         var files = files
@@ -39,8 +39,8 @@ struct TUICommand: AsyncParsableCommand {
         }
         if let profile {
             let loaded = try Profile.load(profile)
-            try loaded.apply(to: &target, entries: &entries)
-            concurrency = loaded.concurrency ?? concurrency
+            loaded.apply(to: &target, entries: &entries)
+            concurrency = self.concurrency ?? loaded.concurrency ?? concurrency
         }
         if let url {
             do { _ = try UploadEngine.validate(url: url) } catch { throw BadInput(error.description) }
@@ -73,7 +73,7 @@ enum UISession {
         model.entries = entries
         model.queue.concurrency = configuration.concurrency
         if !files.isEmpty {
-            guard case .staged(let staged, let problems) = FileSystem.stage(files) else { return .badInput }
+            guard case .staged(let staged, let problems) = FileSystem.stage(files, field: target.fileField) else { return .badInput }
             guard problems.isEmpty else { throw BadInput(problems.joined(separator: "\n")) }
             _ = model.update(.staged(staged, problems: []))
         }

@@ -80,8 +80,8 @@ final class UploadManagerApp: TerminalProgram {
         case .setConcurrency(let limit): engine.concurrencyLimit = limit
         case .list(let directory):
             io.async { [mailbox] in mailbox.post(FileSystem.list(directory)) }
-        case .stage(let paths):
-            io.async { [mailbox] in mailbox.post(FileSystem.stage(paths)) }
+        case .stage(let paths, let field):
+            io.async { [mailbox] in mailbox.post(FileSystem.stage(paths, field: field)) }
         case .loadHistory:
             io.async { [mailbox] in mailbox.post(FileSystem.history()) }
         case .quit:
@@ -125,13 +125,13 @@ enum FileSystem {
 
     /// Checks each path as the encoder will (exists, a regular file, readable)
     /// so a bad file is named now, not when its upload starts.
-    static func stage(_ paths: [String]) -> Message {
+    static func stage(_ paths: [String], field: String = "file") -> Message {
         var staged: [StagedFile] = []
         var problems: [String] = []
         for path in paths {
             do {
-                let snapshot = try FileSnapshot.regularFile(path: path, field: "file")
-                staged.append(StagedFile(path: path, size: snapshot.size))
+                let snapshot = try FileSnapshot.regularFile(path: path, field: field)
+                staged.append(StagedFile(path: path, size: snapshot.size, fieldName: field))
             } catch {
                 problems.append(error.description)
             }
