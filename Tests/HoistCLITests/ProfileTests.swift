@@ -24,6 +24,7 @@ import Testing
         var environment = ProcessInfo.processInfo.environment
         environment["HOME"] = config.directory.path
         environment["XDG_CONFIG_HOME"] = config.directory.path
+        environment["XDG_STATE_HOME"] = config.directory.path + "/state"
         for key in environment.keys where key.hasPrefix("HOIST_TEST_") { environment[key] = nil }
         environment.merge(extra) { $1 }
         return try await run(hoistBinary, arguments, environment: environment)
@@ -114,6 +115,12 @@ import Testing
             #expect(result.stderr.contains(#""pin" = ••••••"#), "\(result.stderr)")
             #expect(result.stderr.contains("X-Signature: ••••••"), "\(result.stderr)")
             #expect(result.stderr.contains(#""user" = "bob""#), "\(result.stderr)")
+            // Nor the history, though the receiver echoed the fields back.
+            let history = try #require(FileManager.default.contents(atPath: config.directory.path + "/state/hoist/history.jsonl"))
+            for secret in secrets {
+                #expect(!String(decoding: history, as: UTF8.self).contains(secret), "\(secret) is in the history")
+            }
+            #expect(String(decoding: history, as: UTF8.self).contains(#"{"name":"user","value":"bob"}"#))
 
             // A failed upload's error neither.
             result = try await hoist(

@@ -30,7 +30,7 @@ final class SendSession: UploadEventMonitor, @unchecked Sendable {
         history: HistoryStore? = nil
     ) {
         self.plan = plan
-        let secrets = plan.secretFields
+        let secrets = plan.secretFields.union(plan.secretHeaders)
         self.history = history.map { HistoryRecorder(store: $0, secretFields: { secrets }) }
         self.output = output
         self.verbose = verbose
