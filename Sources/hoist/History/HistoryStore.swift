@@ -9,10 +9,8 @@ import UploadEngine
 struct HistoryStore: Sendable {
     let path: String
 
-    static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
-        let state = environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? (home + "/.local/state")
-        return state + "/hoist/history.jsonl"
+    static func defaultPath() -> String {
+        XDG.directory("XDG_STATE_HOME", fallback: ".local/state") + "/hoist/history.jsonl"
     }
 
     /// Appends lines with one `write` each, so two Hoist processes never

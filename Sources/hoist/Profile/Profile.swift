@@ -54,10 +54,7 @@ struct Profile: Sendable {
     var headers: [Entry] = []
 
     static var path: String {
-        let environment = ProcessInfo.processInfo.environment
-        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
-        let config = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? (home + "/.config")
-        return config + "/hoist/profiles.toml"
+        XDG.directory("XDG_CONFIG_HOME", fallback: ".config") + "/hoist/profiles.toml"
     }
 
     /// Reads the profile `name`, expands `${VAR}` from `environment` and checks every value.
