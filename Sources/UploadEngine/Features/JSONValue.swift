@@ -48,39 +48,56 @@ public indirect enum JSONValue: Sendable, Hashable {
         }
     }
 
-    /// The value serialised as compact JSON.
+    /// The value serialised as compact JSON. Written as UTF-8 bytes: it runs
+    /// for every `--json` line and every history entry.
     public var compactJSON: String {
-        var out = ""
+        var out: [UInt8] = []
+        out.reserveCapacity(256)
         write(to: &out)
-        return out
+        return String(decoding: out, as: UTF8.self)
     }
 
-    private func write(to out: inout String) {
+    private func write(to out: inout [UInt8]) {
         switch self {
         case .object(let members):
-            out += "{"
+            out.append(UInt8(ascii: "{"))
             for (index, member) in members.enumerated() {
-                if index > 0 { out += "," }
-                out += JSONValue.quoted(member.key) + ":"
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                JSONValue.writeQuoted(member.key, to: &out)
+                out.append(UInt8(ascii: ":"))
                 member.value.write(to: &out)
             }
-            out += "}"
+            out.append(UInt8(ascii: "}"))
         case .array(let items):
-            out += "["
+            out.append(UInt8(ascii: "["))
             for (index, item) in items.enumerated() {
-                if index > 0 { out += "," }
+                if index > 0 { out.append(UInt8(ascii: ",")) }
                 item.write(to: &out)
             }
-            out += "]"
-        case .string(let value): out += JSONValue.quoted(value)
-        case .number(let literal): out += literal
-        case .bool(let flag): out += flag ? "true" : "false"
-        case .null: out += "null"
+            out.append(UInt8(ascii: "]"))
+        case .string(let value): JSONValue.writeQuoted(value, to: &out)
+        case .number(let literal): out += literal.utf8
+        case .bool(let flag): out += (flag ? "true" : "false").utf8
+        case .null: out += "null".utf8
         }
     }
 
-    static func quoted(_ text: String) -> String {
-        "\"" + escaped(text) + "\""
+    /// A JSON string literal: `"`, `\` and the C0 controls escaped, the rest as UTF-8.
+    private static func writeQuoted(_ text: String, to out: inout [UInt8]) {
+        let hex = Array("0123456789abcdef".utf8)
+        out.append(UInt8(ascii: "\""))
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): out += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
+            case UInt8(ascii: "\\"): out += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
+            case 0x0A: out += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
+            case 0x0D: out += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
+            case 0x09: out += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
+            case 0..<0x20: out += Array("\\u00".utf8) + [hex[Int(byte >> 4)], hex[Int(byte & 15)]]
+            default: out.append(byte)
+            }
+        }
+        out.append(UInt8(ascii: "\""))
     }
 
     /// The text with JSON string escapes, without the quotes: `"`, `\`,
