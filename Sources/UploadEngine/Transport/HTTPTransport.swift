@@ -56,7 +56,9 @@ final class HTTPTransport: Sendable {
     let responseBodyCap: Int
     let sendfile: Bool
     private let proxies: ProxySettings
-    private let clients = NIOLockedValueBox<[ClientKey: HTTPClient]>([:])
+    /// `nil` once shut down: no client may be made after that, or it would
+    /// never be shut down.
+    private let clients = NIOLockedValueBox<[ClientKey: HTTPClient]?>([:])
     private let eventLoopGroup: any EventLoopGroup
 
     init(insecure: Bool, responseBodyCap: Int, environment: [String: String], sendfile: Bool, eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) {
@@ -100,6 +102,11 @@ final class HTTPTransport: Sendable {
         }
         attempt.contentLength.withLockedValue { $0 = body.contentLength }
         let scheme = url.scheme!.lowercased()
+        let proxy = proxies.server(scheme: scheme, host: url.host!)
+        guard let client = client(for: ClientKey(insecure: insecure, connectTimeout: request.timeouts.connect, proxy: proxy)) else {
+            fail(.cancelled(reason: "the engine shut down"))
+            return attempt
+        }
 
         var headers = HTTPHeaders()
         for header in request.headers where !["content-type", "content-length", "transfer-encoding"].contains(header.name.lowercased()) {
@@ -115,8 +122,8 @@ final class HTTPTransport: Sendable {
         let requestHeaders = headers
         let execute = { @Sendable (httpBody: HTTPClient.Body) in
             self.execute(
-                request, url: url, headers: requestHeaders, body: httpBody, streamer: streamer, on: eventLoop,
-                started: started, attempt: attempt, callbacks: callbacks)
+                request, url: url, headers: requestHeaders, body: httpBody, client: client, streamer: streamer,
+                on: eventLoop, started: started, attempt: attempt, callbacks: callbacks)
         }
         if let length = body.contentLength, length <= BodyStreamer.smallBodyLimit {
             // Read first, then send one buffer: a streamed body ends a hop after
@@ -137,11 +144,10 @@ final class HTTPTransport: Sendable {
     }
 
     private func execute(
-        _ request: UploadRequest, url: URL, headers: HTTPHeaders, body: HTTPClient.Body, streamer: BodyStreamer,
-        on eventLoop: any EventLoop, started: ContinuousClock.Instant, attempt: Attempt, callbacks: Callbacks
+        _ request: UploadRequest, url: URL, headers: HTTPHeaders, body: HTTPClient.Body, client: HTTPClient,
+        streamer: BodyStreamer, on eventLoop: any EventLoop, started: ContinuousClock.Instant, attempt: Attempt,
+        callbacks: Callbacks
     ) {
-        let proxy = proxies.server(scheme: url.scheme!.lowercased(), host: url.host!)
-        let client = client(for: ClientKey(insecure: insecure, connectTimeout: request.timeouts.connect, proxy: proxy))
         let httpRequest: HTTPClient.Request
         do {
             httpRequest = try HTTPClient.Request(
@@ -186,9 +192,11 @@ final class HTTPTransport: Sendable {
         }
     }
 
-    private func client(for key: ClientKey) -> HTTPClient {
-        clients.withLockedValue { clients in
-            if let existing = clients[key] { return existing }
+    /// The pooled client for these settings; nil once the transport shut down.
+    private func client(for key: ClientKey) -> HTTPClient? {
+        clients.withLockedValue { clients -> HTTPClient? in
+            guard clients != nil else { return nil }
+            if let existing = clients?[key] { return existing }
             var tls = TLSConfiguration.makeClientConfiguration()
             if key.insecure { tls.certificateVerification = .none }
             var configuration = HTTPClient.Configuration(
@@ -203,15 +211,15 @@ final class HTTPTransport: Sendable {
             // Fail fast on a refused connection; the task's retry policy decides what happens next.
             configuration.connectionPool.retryConnectionEstablishment = false
             let client = HTTPClient(eventLoopGroupProvider: .shared(eventLoopGroup), configuration: configuration)
-            clients[key] = client
+            clients?[key] = client
             return client
         }
     }
 
     func shutdown() async {
         let all = clients.withLockedValue { clients in
-            defer { clients = [:] }
-            return Array(clients.values)
+            defer { clients = nil }
+            return Array(clients?.values ?? [:].values)
         }
         for client in all { try? await client.shutdown() }
     }
