@@ -38,6 +38,11 @@ public struct HistoryItem: Sendable, Hashable {
         self.response = response
     }
 
+    /// `2026-11-23 08:29:15` from the recorded `2026-11-23T08:29:15Z`.
+    public var displayTime: String {
+        time.replacingOccurrences(of: "T", with: " ").replacingOccurrences(of: "Z", with: "")
+    }
+
     /// Reads one history line; nil when it lacks what the overlay needs.
     public init?(entry: JSONValue) {
         func string(_ value: JSONValue?) -> String? {

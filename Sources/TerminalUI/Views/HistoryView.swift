@@ -47,8 +47,7 @@ enum HistoryView {
         x += grid.put(item.ok ? "✔ " : "✘ ", x: x, y: y, style: Style.fg(item.ok ? .green : .red).bolded, clip: list)
         x += grid.put(item.status.map { "\($0) " } ?? "--- ", x: x, y: y, style: Style.fg(item.ok ? .green : .red), clip: list)
         x += grid.put(item.method.rawValue + "  ", x: x, y: y, style: Style.plain.dimmed, clip: list)
-        let when = item.time.replacingOccurrences(of: "T", with: " ").replacingOccurrences(of: "Z", with: "")
-        let tail = "\(Format.bytes(item.bytesSent))  \(item.durationMs) ms  \(when)"
+        let tail = "\(Format.bytes(item.bytesSent))  \(item.durationMs) ms  \(item.displayTime)"
         let tailWidth = TextWidth.columns(of: tail)
         grid.put(item.name, x: x, y: y, maxWidth: max(1, list.maxX - 2 - tailWidth - x), clip: list)
         grid.put(tail, x: list.maxX - 1 - tailWidth, y: y, style: Style.plain.dimmed, clip: list)

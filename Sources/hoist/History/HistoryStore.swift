@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import TerminalUI
 import UploadEngine
 
 /// The history file: one JSON object per finished task, appended, at
@@ -44,6 +45,19 @@ struct HistoryStore: Sendable {
             }
         }
         return (entries, skipped)
+    }
+
+    /// The entries as the UI and `hoist history` show them; a line that is
+    /// not JSON or lacks a time or URL counts as unreadable.
+    func items() throws -> (items: [HistoryItem], unreadable: Int) {
+        let (entries, skipped) = try read()
+        let items = entries.compactMap(HistoryItem.init(entry:))
+        return (items, skipped + entries.count - items.count)
+    }
+
+    /// What to say about `count` lines that were skipped, if any.
+    func skippedNote(_ count: Int) -> String? {
+        count > 0 ? "\(count) unreadable line\(count == 1 ? "" : "s") in \(path) skipped" : nil
     }
 
     /// Creates every missing folder up to the file's with mode 0700.

@@ -96,10 +96,8 @@ final class UploadManagerApp: TerminalProgram {
 enum FileSystem {
     static func history(_ store: HistoryStore = HistoryStore(path: HistoryStore.defaultPath())) -> Message {
         do {
-            let (entries, skipped) = try store.read()
-            let items = entries.compactMap(HistoryItem.init(entry:))
-            let unreadable = skipped + entries.count - items.count
-            return .historyLoaded(items, error: unreadable > 0 ? "\(unreadable) unreadable line\(unreadable == 1 ? "" : "s") in \(store.path) skipped" : nil)
+            let (items, unreadable) = try store.items()
+            return .historyLoaded(items, error: store.skippedNote(unreadable))
         } catch {
             return .historyLoaded([], error: "\(error)")
         }
