@@ -1,5 +1,5 @@
 /// A multipart boundary, validated against RFC 2046.
-public struct Boundary: Sendable, Hashable, CustomStringConvertible {
+public struct Boundary: Sendable, Hashable, CustomStringConvertible, Codable {
     public let value: String
 
     /// A fresh random boundary: 128 random bits as 32 hex digits after a fixed prefix.
@@ -59,4 +59,21 @@ public struct Boundary: Sendable, Hashable, CustomStringConvertible {
 private func hex16(_ value: UInt64) -> String {
     let digits = String(value, radix: 16)
     return String(repeating: "0", count: 16 - digits.count) + digits
+}
+
+extension Boundary {
+    /// Stored as its text; decoding checks it again, so a bad journal cannot carry a bad boundary.
+    public init(from decoder: any Decoder) throws {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        do {
+            try self.init(text)
+        } catch {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: error.description))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(value)
+    }
 }

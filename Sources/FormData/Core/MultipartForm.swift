@@ -2,7 +2,7 @@
 ///
 /// Building a form does no I/O. `makeBody()` checks every file and header and
 /// fixes the exact length before any byte is produced.
-public struct MultipartForm: Sendable, Hashable {
+public struct MultipartForm: Sendable, Hashable, Codable {
     public var boundary: Boundary
     public var parts: [Part]
 

@@ -2,9 +2,9 @@
 ///
 /// Build parts with the static constructors (`text`, `file`, `fileAsText`,
 /// `data`, `stream`); they pick the defaults curl and browsers use.
-public struct Part: Sendable, Hashable {
+public struct Part: Sendable, Hashable, Codable {
     /// Where a part's bytes come from.
-    public enum Content: Sendable, Hashable {
+    public enum Content: Sendable, Hashable, Codable {
         /// Bytes held in memory.
         case bytes([UInt8])
         /// A regular file, sent whole; its length comes from stat.
@@ -99,7 +99,7 @@ public struct Part: Sendable, Hashable {
 }
 
 /// A header line added to a part. CR and LF are refused when the body is built.
-public struct HeaderField: Sendable, Hashable {
+public struct HeaderField: Sendable, Hashable, Codable {
     public var name: String
     public var value: String
 
@@ -110,7 +110,7 @@ public struct HeaderField: Sendable, Hashable {
 }
 
 /// A byte source whose length is not known in advance.
-public enum StreamSource: Sendable, Hashable {
+public enum StreamSource: Sendable, Hashable, Codable {
     /// The process's standard input. It is read, never closed.
     case standardInput
     /// An already-open descriptor owned by the caller. It is read, never closed.

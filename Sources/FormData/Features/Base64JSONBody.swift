@@ -1,7 +1,7 @@
 /// A file sent as base64 inside a JSON object, for backends that accept only
 /// that: `{"image": "<base64>", "type": "jpg", ...other fields}`. The file is
 /// streamed and encoded in bounded memory; the length is exact.
-public struct Base64JSONBody: Sendable, Hashable {
+public struct Base64JSONBody: Sendable, Hashable, Codable {
     public var fileField: String
     public var path: String
     /// The key naming the file type; `nil` leaves it out.

@@ -1,6 +1,6 @@
 /// An `application/x-www-form-urlencoded` body, encoded as browsers do
 /// (WHATWG): space becomes `+`, `*-._` and alphanumerics stay, all else is %XX.
-public struct URLEncodedForm: Sendable, Hashable {
+public struct URLEncodedForm: Sendable, Hashable, Codable {
     public var fields: [FormField]
 
     public init(fields: [FormField] = []) {
@@ -36,7 +36,7 @@ public struct URLEncodedForm: Sendable, Hashable {
 }
 
 /// A name and a text value.
-public struct FormField: Sendable, Hashable {
+public struct FormField: Sendable, Hashable, Codable {
     public var name: String
     public var value: String
 

@@ -26,6 +26,15 @@ extension AppModel {
             switch key {
             case .escape:
                 self.overlay = nil
+            case .enter where form.purpose == .saveProfile:
+                let name = form.value("Name").trimmingSpaces
+                guard !name.isEmpty, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else {
+                    form.error = "a profile name is letters, digits, - and _"
+                    self.overlay = .editor(form)
+                    return []
+                }
+                self.overlay = nil
+                return [.saveProfile(name: name, target: target, entries: entries)]
             case .enter:
                 if let error = save(form) {
                     form.error = error
@@ -60,6 +69,23 @@ extension AppModel {
                 return []
             }
             self.overlay = .history(history)
+            return []
+        case .profiles(var picker):
+            let height = ProfilesView.listHeight(for: size)
+            switch key {
+            case .down, .character("j"): picker.move(by: 1, listHeight: height)
+            case .up, .character("k"): picker.move(by: -1, listHeight: height)
+            case .character("g"), .home: picker.move(by: -picker.items.count, listHeight: height)
+            case .character("G"), .end: picker.move(by: picker.items.count, listHeight: height)
+            case .enter:
+                guard let item = picker.selected else { return [] }
+                self.overlay = nil
+                return [.applyProfile(item.name)]
+            default:
+                self.overlay = nil
+                return []
+            }
+            self.overlay = .profiles(picker)
             return []
         }
     }
@@ -224,6 +250,8 @@ extension AppModel {
             files[index].fieldName = field
             files[index].filename = form.value("Filename").isEmpty ? nil : form.value("Filename")
             files[index].contentType = type.isEmpty ? nil : type
+        case .saveProfile:
+            return nil  // handled with its effect in `handle(_:in:)`
         case .target:
             let url = form.value("URL").trimmingSpaces
             do { _ = try UploadEngine.validate(url: url) } catch { return error.description }

@@ -37,6 +37,28 @@ extension AppModel {
         case .uploadRefused(let reason):
             notice = Notice(reason, isError: true)
             return []
+        case .notice(let new):
+            notice = new
+            return []
+        case .profilesLoaded(let items, let path, let error):
+            guard case .profiles = overlay else { return [] }
+            overlay = .profiles(ProfilePicker(items: items, isLoading: false, error: error, path: path))
+            return []
+        case .profileLoaded(let name, let newTarget, let newEntries, let concurrency):
+            target = newTarget
+            entries = newEntries
+            profile = name
+            clampCursor(.fields)
+            notice = Notice("profile \(name): \(target.method.rawValue) \(Secrets.displayURL(target.url)), \(entries.count) field\(entries.count == 1 ? "" : "s") and header\(entries.count == 1 ? "" : "s")")
+            return concurrency.map { [.setConcurrency($0)] } ?? []
+        case .profileSaved(let name, let path, let error):
+            if let error {
+                notice = Notice(error, isError: true)
+            } else {
+                profile = name
+                notice = Notice("saved profile \(name) in \(path)")
+            }
+            return []
         case .interrupted:
             quitting = true
             interrupted = true
@@ -77,6 +99,13 @@ extension AppModel {
         case .character("L"):
             overlay = .history(HistoryBrowser())
             return [.loadHistory]
+        case .character("O"):
+            overlay = .profiles(ProfilePicker())
+            return [.loadProfiles]
+        case .character("S"):
+            overlay = .editor(EditorForm(
+                purpose: .saveProfile, title: "Save as profile",
+                rows: [.init("Name", text: profile ?? "", hint: "letters, digits, - and _")]))
         case .character("q"), .control("c"): return requestQuit()
         case .character("a"): return openBrowser()
         case .character("f"): overlay = .editor(entryForm(.newEntry(.field)))
@@ -96,7 +125,8 @@ extension AppModel {
         case .character("c"):
             if let task = selectedTask, !task.state.isFinished { return [.cancel(task.id)] }
         case .character("r"):
-            if let task = selectedTask, task.state.isFinished, task.state != .succeeded { return [.retry(task.id)] }
+            if let task = selectedTask, task.state.isFinished || task.isInterrupted, task.state != .succeeded { return [.retry(task.id)] }
+        case .character("R"): return resumeInterrupted()
         default:
             return handlePaneKey(key)
         }
@@ -257,6 +287,19 @@ extension AppModel {
             notice = Notice(error.description, isError: true)
             return []
         }
+    }
+
+    private mutating func resumeInterrupted() -> [Effect] {
+        let all = tasks.totals.interrupted
+        guard all > 0 else {
+            notice = Notice("no interrupted uploads to resume")
+            return []
+        }
+        let flagged = tasks.totals.flagged
+        var text = "resuming \(all - flagged) interrupted upload\(all - flagged == 1 ? "" : "s")"
+        if flagged > 0 { text += "; \(flagged) left alone: a file vanished or changed (r sends one anyway, c drops it)" }
+        notice = Notice(text, isError: flagged > 0)
+        return all > flagged ? [.resumeInterrupted] : []
     }
 
     private mutating func requestQuit() -> [Effect] {

@@ -23,6 +23,8 @@ public enum Overlay: Sendable, Hashable {
     case confirmQuit(running: Int)
     /// `L`: the finished uploads of earlier sessions.
     case history(HistoryBrowser)
+    /// `O`: the profiles file's profiles, to load one.
+    case profiles(ProfilePicker)
 }
 
 /// A one-line message in the bottom bar until the next key.
@@ -64,6 +66,8 @@ public struct AppModel: Sendable {
     public var quitting = false
     /// Quit because of SIGINT, SIGTERM or SIGHUP.
     public var interrupted = false
+    /// Unfinished tasks outlive a quit in the journal (not in the demo).
+    public var journaled = false
     private var nextFileID = 1
 
     public init(size: Size, target: Target, profile: String? = nil, startDirectory: String) {

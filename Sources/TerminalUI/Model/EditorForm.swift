@@ -8,6 +8,8 @@ public struct EditorForm: Sendable, Hashable {
         case editEntry(index: Int)
         case editFile(id: Int)
         case target
+        /// "Save as profile": the name of the new profile.
+        case saveProfile
     }
 
     public enum Input: Sendable, Hashable {

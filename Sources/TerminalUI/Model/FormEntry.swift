@@ -1,8 +1,8 @@
 import UploadEngine
 
 /// A text field or a request header, as the Fields pane lists it.
-public struct FormEntry: Sendable, Hashable {
-    public enum Kind: Sendable, Hashable {
+public struct FormEntry: Sendable, Hashable, Codable {
+    public enum Kind: Sendable, Hashable, Codable {
         case field, header
     }
 

@@ -17,6 +17,14 @@ public enum Message: Sendable {
     case interrupted
     /// The history file was read (newest last, as in the file), or could not be.
     case historyLoaded([HistoryItem], error: String?)
+    /// Something the app has to say, e.g. that the journal cannot be written.
+    case notice(Notice)
+    /// The profiles file was read for the picker, or could not be.
+    case profilesLoaded([ProfileSummary], path: String, error: String?)
+    /// A profile was loaded (its `${VAR}`s expanded) to replace the target, fields and headers.
+    case profileLoaded(name: String, target: Target, entries: [FormEntry], concurrency: Int?)
+    /// "Save as profile" wrote the profile, or refused to.
+    case profileSaved(name: String, path: String, error: String?)
 }
 
 /// What `update` asks the app to do. The model never does I/O itself.
@@ -33,6 +41,14 @@ public enum Effect: Sendable, Hashable {
     case stage(paths: [String], field: String)
     /// Read the history file and answer with `.historyLoaded`.
     case loadHistory
+    /// Queue every interrupted task that can be resumed as it is.
+    case resumeInterrupted
+    /// Read the profiles file for the picker; answer with `.profilesLoaded`.
+    case loadProfiles
+    /// Load a profile over the current target; answer with `.profileLoaded` or a `.notice`.
+    case applyProfile(String)
+    /// Add a profile to the profiles file; answer with `.profileSaved`.
+    case saveProfile(name: String, target: Target, entries: [FormEntry])
     /// Cancel every unfinished task and end the program.
     case quit
 }

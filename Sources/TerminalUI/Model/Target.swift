@@ -2,9 +2,9 @@ import FormData
 import UploadEngine
 
 /// Where and how uploads go: edited with `t`.
-public struct Target: Sendable, Hashable {
+public struct Target: Sendable, Hashable, Codable {
     /// How staged files and fields become a request body.
-    public enum BodyKind: String, Sendable, Hashable, CaseIterable {
+    public enum BodyKind: String, Sendable, Hashable, CaseIterable, Codable {
         case multipart = "multipart"
         case base64JSON = "base64 JSON"
         case raw = "raw file"

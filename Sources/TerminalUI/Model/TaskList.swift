@@ -58,6 +58,8 @@ public struct TaskList: Sendable {
     /// Sums over every task (not just the visible ones), for the totals line.
     public struct Totals: Sendable, Hashable {
         public var count = 0, running = 0, waiting = 0, succeeded = 0, failed = 0, cancelled = 0
+        /// Tasks an earlier hoist left unfinished, and those of them with a problem.
+        public var interrupted = 0, flagged = 0
         public var bytesSent: Int64 = 0
         public var totalBytes: Int64 = 0
         public var bytesPerSecond: Double = 0
@@ -76,8 +78,12 @@ public struct TaskList: Sendable {
             case .failed: failed += sign
             case .cancelled: cancelled += sign
             case .queued, .waitingForDependency, .waitingToRetry: waiting += sign
+            case .interrupted(let problem):
+                interrupted += sign
+                if problem != nil { flagged += sign }
             }
             if case .cancelled = task.state { return }
+            if case .interrupted = task.state { return }
             bytesSent += Int64(sign) * task.progress.bytesSent
             if let total = task.progress.totalBytes {
                 totalBytes += Int64(sign) * total

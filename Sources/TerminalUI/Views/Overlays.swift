@@ -11,10 +11,13 @@ enum HelpView {
             ("e or Enter", "edit: field name, filename, type / field or header"), ("d or Del", "delete the selected row"),
             ("f", "add a text field"), ("H", "add a request header"), ("s", "mask or unmask a field's value"),
             ("t", "edit the target: URL, method, body kind, expectation, message path, retries"),
+            ("O", "profiles: load one (target, fields, headers) from profiles.toml"),
+            ("S", "save the target, fields and headers as a new profile"),
         ]),
         ("Uploading", [
             ("u", "upload marked files, or all staged files"), ("o", "toggle: u sends one request, or one task per file"),
             ("U", "upload each file as its own task"), ("c", "cancel the selected task"), ("r", "retry a failed or cancelled task"),
+            ("R", "resume all interrupted uploads (an earlier hoist left them)"),
             ("p", "pause or resume the queue"), ("+ / -", "more or fewer uploads at once"), ("/", "filter tasks by name or state"),
             ("d", "remove a finished task from the list"), ("L", "history: earlier uploads; Enter stages one again"),
         ]),
@@ -28,7 +31,9 @@ enum HelpView {
             ("*", "mark every file shown"), ("a", "stage the marked files"), ("/", "filter by glob, e.g. *.jpg"),
             (".", "show hidden files"), ("⌫ or h", "parent directory"), ("Esc", "close"),
         ]),
-        ("Leaving", [("?", "this help"), ("q or Ctrl-C", "quit (asks first while uploads run)")]),
+        ("Leaving", [("?", "this help"), ("q or Ctrl-C", "quit (asks first while uploads run)"),
+            ("", "unfinished uploads and staged files come back at the next start"),
+        ]),
     ]
 
     static var lines: [(String, String)] {
@@ -162,11 +167,14 @@ enum EditorView {
 }
 
 enum ConfirmView {
-    static func render(running: Int, into grid: inout Grid) {
-        let rect = grid.bounds.centered(width: 52, height: 5)
+    static func render(running: Int, journaled: Bool, into grid: inout Grid) {
+        let rect = grid.bounds.centered(width: 60, height: 5)
         Frame.dialog(&grid, rect, title: "Quit?")
         let inner = rect.inset(1)
         grid.put("\(running) upload\(running == 1 ? " is" : "s are") not finished.", x: inner.x + 1, y: inner.y, style: Style.fg(.yellow).bolded, clip: inner)
-        grid.put("Quit and cancel \(running == 1 ? "it" : "them")?  y / n", x: inner.x + 1, y: inner.y + 2, clip: inner)
+        let question = journaled
+            ? "Quit? \(running == 1 ? "It stays" : "They stay") in the journal for next time.  y / n"
+            : "Quit and cancel \(running == 1 ? "it" : "them")?  y / n"
+        grid.put(question, x: inner.x + 1, y: inner.y + 2, clip: inner)
     }
 }

@@ -69,6 +69,8 @@ enum TasksView {
         case .succeeded: return ("✔", Style.fg(.green).bolded)
         case .failed: return ("✘", Style.fg(.red).bolded)
         case .cancelled: return ("⊘", Style.fg(.yellow))
+        case .interrupted(nil): return ("↯", Style.fg(.magenta))
+        case .interrupted: return ("!", Style.fg(.red).bolded)
         }
     }
 
@@ -82,6 +84,7 @@ enum TasksView {
         switch task.state {
         case .failed: nameStyle = .fg(.red)
         case .cancelled: nameStyle = .fg(.yellow)
+        case .interrupted: nameStyle = .fg(.magenta)
         default: nameStyle = .plain
         }
         x += grid.put(TextWidth.fit(task.request.displayName, toColumns: columns.name), x: x, y: y, style: nameStyle, clip: rect) + 1
@@ -120,6 +123,8 @@ enum TasksView {
         case .queued: return "queued"
         case .waitingForDependency: return "after"
         case .waitingToRetry: return task.retryDelay.map { "retry " + Format.duration($0) } ?? "retry"
+        case .interrupted(nil): return "interrupted"
+        case .interrupted: return "changed"
         case .succeeded, .failed, .cancelled:
             guard let start = task.startedAt, let end = task.finishedAt else { return "" }
             return Format.duration(end - start)
@@ -133,7 +138,7 @@ enum TasksView {
         x += grid.put("\(t.count) task\(t.count == 1 ? "" : "s")", x: x, y: y, style: Style.plain.bolded, clip: rect)
         let counts: [(Int, String, Style)] = [
             (t.running, "↑", .fg(.cyan)), (t.waiting, "·", Style.plain.dimmed), (t.succeeded, "✔", .fg(.green)),
-            (t.failed, "✘", .fg(.red)), (t.cancelled, "⊘", .fg(.yellow)),
+            (t.failed, "✘", .fg(.red)), (t.cancelled, "⊘", .fg(.yellow)), (t.interrupted, "↯", .fg(.magenta)),
         ]
         for (n, mark, style) in counts where n > 0 {
             x += grid.put("  \(mark) \(n)", x: x, y: y, style: style, clip: rect)

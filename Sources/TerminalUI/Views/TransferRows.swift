@@ -69,6 +69,8 @@ public enum TransferRows {
             default: return "failed"
             }
         case .cancelled: return "cancelled"
+        case .interrupted(nil): return "interrupted"
+        case .interrupted: return "interrupted !"
         }
     }
 

@@ -17,7 +17,8 @@ struct SchedulerIndex {
     private(set) var queue: [QueueKey] = []
     private(set) var running = 0
     private(set) var unfinished = 0
-    /// Unfinished tasks by request identity.
+    /// Unfinished tasks by request identity. Interrupted tasks are left out:
+    /// staging the same file again must make a new upload, not find the old one.
     var active: [UploadRequest: TaskID] = [:]
     /// Tasks waiting on each task.
     var dependents: [TaskID: [TaskID]] = [:]
@@ -25,10 +26,17 @@ struct SchedulerIndex {
     var nextQueued: TaskID? { queue.first?.id }
     var queuedCount: Int { queue.count }
 
-    mutating func added(_ id: TaskID, priority: TaskPriority, sequence: Int, identity: UploadRequest) {
+    mutating func added(_ id: TaskID, state: TaskState = .queued, priority: TaskPriority, sequence: Int, identity: UploadRequest) {
         unfinished += 1
+        guard state == .queued else { return }
         active[identity] = id
         insert(QueueKey(priority: priority, sequence: sequence, id: id))
+    }
+
+    /// Whether a task in this state may be found by dedupe.
+    private static func isActive(_ state: TaskState) -> Bool {
+        if case .interrupted = state { return false }
+        return !state.isFinished
     }
 
     mutating func moved(_ id: TaskID, from old: TaskState, to new: TaskState, priority: TaskPriority, sequence: Int, identity: UploadRequest) {
@@ -37,14 +45,10 @@ struct SchedulerIndex {
         if new == .queued, old != .queued { insert(key) }
         if old.isRunning { running -= 1 }
         if new.isRunning { running += 1 }
-        if !old.isFinished, new.isFinished {
-            unfinished -= 1
-            if active[identity] == id { active[identity] = nil }
-        }
-        if old.isFinished, !new.isFinished {
-            unfinished += 1
-            if active[identity] == nil { active[identity] = id }
-        }
+        if !old.isFinished, new.isFinished { unfinished -= 1 }
+        if old.isFinished, !new.isFinished { unfinished += 1 }
+        if Self.isActive(old), !Self.isActive(new), active[identity] == id { active[identity] = nil }
+        if !Self.isActive(old), Self.isActive(new), active[identity] == nil { active[identity] = id }
     }
 
     private mutating func insert(_ key: QueueKey) {

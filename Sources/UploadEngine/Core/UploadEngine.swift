@@ -115,6 +115,51 @@ public final class UploadEngine: @unchecked Sendable {
         }
     }
 
+    /// Puts back a task that an earlier run did not finish, as `.interrupted`:
+    /// it is listed but not started until `resumeInterrupted()` (when
+    /// `problem` is nil) or `retry`. Files are not checked here; a file that
+    /// is gone fails the attempt that needs it, with the usual error.
+    @discardableResult
+    public func restore(_ request: UploadRequest, priority: TaskPriority = .normal, after dependency: TaskID? = nil, problem: String? = nil) throws(UploadFailure) -> TaskID {
+        _ = try HTTPTransport.validate(url: request.url)
+        let total = try? request.body.encode().contentLength
+        return queue.sync {
+            let id = TaskID(nextID)
+            nextID += 1
+            let state = TaskState.interrupted(problem: problem)
+            let record = Record(
+                snapshot: TaskSnapshot(
+                    id: id, request: request, priority: priority, dependency: dependency, state: state,
+                    progress: UploadProgress(totalBytes: total), addedAt: .now),
+                machine: UploadTaskStateMachine(state: state),
+                sequence: id.rawValue,
+                identity: request.identity
+            )
+            records[id] = record
+            index.added(id, state: state, priority: priority, sequence: record.sequence, identity: record.identity)
+            emit(.added(record.snapshot))
+            return id
+        }
+    }
+
+    /// Queues every interrupted task that has no problem, in the order they
+    /// were restored, with their dependencies. Returns how many were queued.
+    @discardableResult
+    public func resumeInterrupted() -> Int {
+        queue.sync {
+            var resumed = 0
+            for id in records.keys.sorted() where transition(id, .resumeInterrupted) != nil {
+                resumed += 1
+                emit(.stateChanged(records[id]!.snapshot))
+                if let dependency = records[id]?.snapshot.dependency {
+                    applyDependency(dependency, to: id)
+                }
+            }
+            pump()
+            return resumed
+        }
+    }
+
     /// Checks a URL as `add` does: http or https, with a host.
     @discardableResult
     public static func validate(url: String) throws(UploadFailure) -> String {

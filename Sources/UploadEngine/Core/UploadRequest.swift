@@ -2,13 +2,13 @@ import FormData
 
 /// Everything needed to send one upload: where, how, what, and the policies
 /// that decide timeouts, retries and success.
-public struct UploadRequest: Sendable, Hashable {
-    public enum Method: String, Sendable, Hashable, CaseIterable {
+public struct UploadRequest: Sendable, Hashable, Codable {
+    public enum Method: String, Sendable, Hashable, CaseIterable, Codable {
         case post = "POST", put = "PUT", patch = "PATCH"
     }
 
     /// What the body is. Each kind is encoded by FormData.
-    public enum Body: Sendable, Hashable {
+    public enum Body: Sendable, Hashable, Codable {
         case multipart(MultipartForm)
         case urlencoded(URLEncodedForm)
         /// A JSON document, already serialised.
@@ -104,7 +104,7 @@ public struct UploadRequest: Sendable, Hashable {
 }
 
 /// Timeouts of one request. `nil` means none.
-public struct Timeouts: Sendable, Hashable {
+public struct Timeouts: Sendable, Hashable, Codable {
     /// Time allowed to open the connection (TCP and TLS).
     public var connect: Duration
     /// Time allowed with no byte moving in either direction.

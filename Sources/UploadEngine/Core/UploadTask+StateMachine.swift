@@ -19,8 +19,10 @@ struct UploadTaskStateMachine: Sendable, Hashable {
         case attemptFailed(UploadFailure, retryIn: Duration?, now: ContinuousClock.Instant)
         case retryDue
         case cancel(reason: String)
-        /// The user asked to try a failed or cancelled task again.
+        /// The user asked to try a failed, cancelled or interrupted task again.
         case retryRequested
+        /// "Resume all": an interrupted task with no problem goes back in the queue.
+        case resumeInterrupted
     }
 
     enum Action: Sendable, Hashable {
@@ -32,9 +34,13 @@ struct UploadTaskStateMachine: Sendable, Hashable {
         case finish
     }
 
-    private(set) var state: TaskState = .queued
+    private(set) var state: TaskState
     /// Attempts started so far.
     private(set) var attempts = 0
+
+    init(state: TaskState = .queued) {
+        self.state = state
+    }
 
     mutating func handle(_ event: Event) -> Action? {
         switch (state, event) {
@@ -72,10 +78,13 @@ struct UploadTaskStateMachine: Sendable, Hashable {
             state = .cancelled(reason: reason)
             return .stopAttemptAndFinish
         case (.queued, .cancel(let reason)), (.waitingForDependency, .cancel(let reason)),
-            (.waitingToRetry, .cancel(let reason)):
+            (.waitingToRetry, .cancel(let reason)), (.interrupted, .cancel(let reason)):
             state = .cancelled(reason: reason)
             return .finish
-        case (.failed, .retryRequested), (.cancelled, .retryRequested):
+        case (.interrupted(problem: nil), .resumeInterrupted):
+            state = .queued
+            return Action.none
+        case (.failed, .retryRequested), (.cancelled, .retryRequested), (.interrupted, .retryRequested):
             state = .queued
             return Action.none
         default:

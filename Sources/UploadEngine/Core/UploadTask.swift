@@ -8,7 +8,7 @@ public struct TaskID: Sendable, Hashable, Comparable, CustomStringConvertible {
     public var description: String { "#\(rawValue)" }
 }
 
-public enum TaskPriority: Int, Sendable, Hashable, Comparable, CaseIterable {
+public enum TaskPriority: Int, Sendable, Hashable, Comparable, CaseIterable, Codable {
     case low = 0, normal = 1, high = 2
     public static func < (lhs: TaskPriority, rhs: TaskPriority) -> Bool { lhs.rawValue < rhs.rawValue }
 }
@@ -25,6 +25,11 @@ public enum TaskState: Sendable, Hashable {
     case succeeded
     case failed(UploadFailure)
     case cancelled(reason: String)
+    /// A task an earlier run of hoist queued and did not finish, restored
+    /// from its journal. It waits for `resumeInterrupted()` or `retry`.
+    /// `problem` says why "resume all" leaves it alone (its file vanished or
+    /// changed since it was queued); `nil` means it can be resumed as it is.
+    case interrupted(problem: String?)
 
     public var isRunning: Bool { self == .sending || self == .awaitingResponse }
 
@@ -46,6 +51,7 @@ public enum TaskState: Sendable, Hashable {
         case .succeeded: return "done"
         case .failed: return "failed"
         case .cancelled: return "cancelled"
+        case .interrupted: return "interrupted"
         }
     }
 }
@@ -165,5 +171,11 @@ public struct TaskSnapshot: Sendable, Hashable, Identifiable {
     public var failure: UploadFailure? {
         if case .failed(let failure) = state { return failure }
         return nil
+    }
+
+    /// Left unfinished by an earlier run (see `TaskState.interrupted`).
+    public var isInterrupted: Bool {
+        if case .interrupted = state { return true }
+        return false
     }
 }

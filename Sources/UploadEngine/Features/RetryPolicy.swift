@@ -1,7 +1,7 @@
 /// When and how long to wait before trying again: exponential backoff with
 /// jitter on connection errors, timeouts and 408/429/500/502/503/504, and
 /// `Retry-After` honoured.
-public struct RetryPolicy: Sendable, Hashable {
+public struct RetryPolicy: Sendable, Hashable, Codable {
     /// Retries after the first attempt.
     public var maxRetries: Int
     public var baseDelay: Duration

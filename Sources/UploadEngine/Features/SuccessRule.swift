@@ -1,7 +1,7 @@
 /// Decides whether a response counts as success: a 2xx status, plus an
 /// optional JSON expectation such as `RETCODE == "0000"`.
-public struct SuccessRule: Sendable, Hashable {
-    public struct Expectation: Sendable, Hashable {
+public struct SuccessRule: Sendable, Hashable, Codable {
+    public struct Expectation: Sendable, Hashable, Codable {
         /// A dotted key path into the JSON body, e.g. `RETCODE` or `data.status`.
         public var path: String
         /// The expected value as text (`"0000"`, `0`, `true`).

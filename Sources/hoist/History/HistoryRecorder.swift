@@ -38,12 +38,21 @@ final class HistoryRecorder: UploadEventMonitor, @unchecked Sendable {
 
 /// The names the user marked secret in the UI, read by the recorder on its
 /// own queue while the UI thread may change them.
-final class SecretNames: @unchecked Sendable {
-    private var names: Set<String> = []
+typealias SecretNames = Locked<Set<String>>
+
+/// A value shared between the UI thread and a background queue.
+final class Locked<Value: Sendable>: @unchecked Sendable {
+    private var stored: Value
     private let lock = NSLock()
 
-    var value: Set<String> {
-        get { lock.withLock { names } }
-        set { lock.withLock { names = newValue } }
+    init(_ value: Value) { stored = value }
+
+    var value: Value {
+        get { lock.withLock { stored } }
+        set { lock.withLock { stored = newValue } }
     }
+}
+
+extension Locked where Value == Set<String> {
+    convenience init() { self.init([]) }
 }

@@ -17,14 +17,14 @@ struct HistoryStore: Sendable {
     /// Appends lines with one `write` each, so two Hoist processes never
     /// interleave inside a line.
     func append(_ lines: [String]) throws {
-        try makeParentDirectory()
+        try XDG.makePrivateDirectories((path as NSString).deletingLastPathComponent)
         let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw HistoryError("cannot open \(path): \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw StateFileError("cannot open \(path): \(String(cString: strerror(errno)))") }
         defer { close(fd) }
         for line in lines {
             let bytes = Array((line + "\n").utf8)
             let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            guard written == bytes.count else { throw HistoryError("cannot write \(path): \(String(cString: strerror(errno)))") }
+            guard written == bytes.count else { throw StateFileError("cannot write \(path): \(String(cString: strerror(errno)))") }
         }
     }
 
@@ -32,7 +32,7 @@ struct HistoryStore: Sendable {
     /// on another system, an edit by hand) is skipped and counted.
     func read() throws -> (entries: [JSONValue], skipped: Int) {
         guard let data = FileManager.default.contents(atPath: path) else {
-            if FileManager.default.fileExists(atPath: path) { throw HistoryError("cannot read \(path)") }
+            if FileManager.default.fileExists(atPath: path) { throw StateFileError("cannot read \(path)") }
             return ([], 0)
         }
         var entries: [JSONValue] = []
@@ -59,21 +59,4 @@ struct HistoryStore: Sendable {
     func skippedNote(_ count: Int) -> String? {
         count > 0 ? "\(count) unreadable line\(count == 1 ? "" : "s") in \(path) skipped" : nil
     }
-
-    /// Creates every missing folder up to the file's with mode 0700.
-    private func makeParentDirectory() throws {
-        let parent = (path as NSString).deletingLastPathComponent
-        var current = ""
-        for component in parent.split(separator: "/", omittingEmptySubsequences: true) {
-            current += "/" + component
-            if mkdir(current, 0o700) != 0, errno != EEXIST {
-                throw HistoryError("cannot create \(current): \(String(cString: strerror(errno)))")
-            }
-        }
-    }
-}
-
-struct HistoryError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
 }

@@ -35,10 +35,14 @@ struct Profile: Sendable {
         var value: String
         /// Marked `secret = true` in the file.
         var secret: Bool
+        /// The value as written, `${VAR}`s and all, so "save as profile" keeps them.
+        var rawValue: String
     }
 
     let name: String
     var url: String?
+    /// The URL as written.
+    var rawURL: String?
     var method: UploadRequest.Method?
     var bodyKind: Target.BodyKind?
     /// The form field staged files get (`field`).
@@ -62,23 +66,10 @@ struct Profile: Sendable {
         _ name: String, from path: String = Profile.path,
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws -> Profile {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
-                throw BadInput("cannot read the profiles file \(path): \(isDirectory.boolValue ? "it is a directory" : "permission denied")")
-            }
+        guard let text = try readText(path) else {
             throw BadInput("no profiles file at \(path): create it to use --profile (see the README)")
         }
-        let all: [String: RawProfile]
-        do {
-            all = try TOMLDecoder().decode([String: RawProfile].self, from: String(decoding: data, as: UTF8.self))
-        } catch let error as TOMLParseError {
-            throw BadInput("\(path):\(error.source.begin.line):\(error.source.begin.column): \(error.description)")
-        } catch let error as DecodingError {
-            throw BadInput("\(path): \(describe(error))")
-        } catch {
-            throw BadInput("\(path) is not a valid profiles file: \(error)")
-        }
+        let all = try parse(text, path: path)
         guard let raw = all[name] else {
             let names = all.keys.sorted().joined(separator: ", ")
             throw BadInput("no profile \(String(reflecting: name)) in \(path); \(names.isEmpty ? "it has none" : "it has: \(names)")")
@@ -87,6 +78,31 @@ struct Profile: Sendable {
             return try Profile(name: name, raw: raw, environment: environment)
         } catch {
             throw BadInput("profile \(String(reflecting: name)): \(error.description)")
+        }
+    }
+
+    /// The profiles file's text, or `nil` when there is none.
+    static func readText(_ path: String) throws -> String? {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+                throw BadInput("cannot read the profiles file \(path): \(isDirectory.boolValue ? "it is a directory" : "permission denied")")
+            }
+            return nil
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// Every table of the file, as written; a mistake is named with its line and column.
+    static func parse(_ text: String, path: String) throws -> [String: RawProfile] {
+        do {
+            return try TOMLDecoder().decode([String: RawProfile].self, from: text)
+        } catch let error as TOMLParseError {
+            throw BadInput("\(path):\(error.source.begin.line):\(error.source.begin.column): \(error.description)")
+        } catch let error as DecodingError {
+            throw BadInput("\(path): \(describe(error))")
+        } catch {
+            throw BadInput("\(path) is not a valid profiles file: \(error)")
         }
     }
 
@@ -113,7 +129,7 @@ struct Profile: Sendable {
     }
 
     /// "verify.retries: expected a number" rather than DecodingError's dump.
-    private static func describe(_ error: DecodingError) -> String {
+    static func describe(_ error: DecodingError) -> String {
         func path(_ keys: [any CodingKey]) -> String {
             keys.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".").replacingOccurrences(of: ".[", with: "[")
         }
@@ -161,6 +177,7 @@ extension Profile {
                 throw ProfileValueError("url \(String(reflecting: raw.url ?? "")): \(raw.url == url ? error.description : "not a valid http or https URL once expanded")")
             }
             self.url = url
+            self.rawURL = raw.url
         }
         if let text = try expand(raw.method, "method") {
             guard let method = UploadRequest.Method(rawValue: text.uppercased()) else {
@@ -221,7 +238,7 @@ extension Profile {
                         throw ProfileValueError("\(at).value (\(name)): a header value cannot contain CR or LF")
                     }
                 }
-                result.append(Entry(name: name, value: value, secret: pair.secret ?? false))
+                result.append(Entry(name: name, value: value, secret: pair.secret ?? false, rawValue: pair.value))
             }
             return result
         }

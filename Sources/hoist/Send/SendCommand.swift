@@ -101,11 +101,15 @@ struct SendCommand: AsyncParsableCommand {
     @Flag(name: .customLong("no-history"), help: "Do not append the finished tasks to the history (see hoist history).")
     var noHistory = false
 
+    @Flag(name: .customLong("no-journal"), help: "Do not keep unfinished tasks in the journal; after a crash they cannot be resumed.")
+    var noJournal = false
+
     func run() async throws {
         let plan = try SendPlan(command: self, profile: profile.map { try Profile.load($0) })
         let session = SendSession(
             plan: plan, output: jsonOutput ? .jsonLines : .bodies, verbose: verbose, insecure: insecure, showProgress: !silent,
-            history: noHistory ? nil : HistoryStore(path: HistoryStore.defaultPath()))
+            history: noHistory ? nil : HistoryStore(path: HistoryStore.defaultPath()),
+            journal: noJournal ? nil : JournalStore.defaultDirectory())
         let status = await session.run()
         throw ExitCode(status.rawValue)
     }

@@ -24,11 +24,13 @@ final class SendSession: UploadEventMonitor, @unchecked Sendable {
     private let insecure: Bool
     private let progress: LiveProgress?
     private let history: HistoryRecorder?
+    private let journalDirectory: String?
 
     init(
         plan: SendPlan, output: Output, verbose: Bool = false, insecure: Bool = false, showProgress: Bool = true,
-        history: HistoryStore? = nil
+        history: HistoryStore? = nil, journal: String? = nil
     ) {
+        self.journalDirectory = journal
         self.plan = plan
         let secrets = plan.secretFields.union(plan.secretHeaders)
         self.history = history.map { HistoryRecorder(store: $0, secretFields: { secrets }) }
@@ -39,7 +41,15 @@ final class SendSession: UploadEventMonitor, @unchecked Sendable {
     }
 
     func run() async -> ExitStatus {
-        let monitors: [any UploadEventMonitor] = [self] + (history.map { [$0] } ?? [])
+        let journal = journalDirectory.flatMap { directory -> JournalRecorder? in
+            do {
+                return JournalRecorder(store: try JournalStore(directory: directory), command: "send") { printError("hoist: \($0)") }
+            } catch {
+                printError("hoist: no journal, so these uploads could not be resumed after a crash: \(error)")
+                return nil
+            }
+        }
+        let monitors: [any UploadEventMonitor] = [self] + (history.map { [$0] } ?? []) + (journal.map { [$0] } ?? [])
         let engine = UploadEngine(configuration: .init(concurrency: plan.concurrency, insecure: insecure), monitors: monitors)
         engine.pause()
         var ids: [TaskID] = []
@@ -50,16 +60,22 @@ final class SendSession: UploadEventMonitor, @unchecked Sendable {
             } catch {
                 engine.cancelAll(reason: "bad input")
                 await engine.shutdown()
+                journal?.finish()
                 printError("hoist: \(error)")
                 return .badInput
             }
         }
-        let interrupt = Interrupt { engine.cancelAll(reason: "interrupted") }
+        // The journal stops first: what Ctrl-C cancels stays resumable in `hoist`.
+        let interrupt = Interrupt {
+            journal?.finish()
+            engine.cancelAll(reason: "interrupted")
+        }
         progress?.start()
         engine.resume()
         await engine.waitUntilIdle()
         queue.sync {}
         history?.flush()
+        journal?.finish()
         progress?.stop()
         let interrupted = interrupt.fired
         interrupt.cancel()

@@ -37,19 +37,20 @@ struct TUICommand: AsyncParsableCommand {
             files.insert(first, at: 0)
             url = nil
         }
+        var loaded: Profile?
         if let profile {
-            let loaded = try Profile.load(profile)
-            loaded.apply(to: &target, entries: &entries)
-            concurrency = self.concurrency ?? loaded.concurrency ?? concurrency
+            loaded = try Profile.load(profile)
+            loaded?.apply(to: &target, entries: &entries)
+            concurrency = self.concurrency ?? loaded?.concurrency ?? concurrency
         }
         if let url {
             do { _ = try UploadEngine.validate(url: url) } catch { throw BadInput(error.description) }
             target.url = url
         }
         let status = try await UISession.run(
-            target: target, entries: entries, files: files, profile: profile,
+            target: target, entries: entries, files: files, profile: profile, loadedProfile: loaded,
             configuration: UploadEngine.Configuration(concurrency: max(1, concurrency), insecure: insecure),
-            history: HistoryStore(path: HistoryStore.defaultPath()))
+            history: HistoryStore(path: HistoryStore.defaultPath()), journal: JournalStore.defaultDirectory())
         throw ExitCode(status.rawValue)
     }
 }
@@ -57,15 +58,28 @@ struct TUICommand: AsyncParsableCommand {
 /// Opens the UI over a fresh engine and tears both down, whatever happens.
 enum UISession {
     static func run(
-        target: Target, entries: [FormEntry], files: [String], profile: String?,
+        target: Target, entries: [FormEntry], files: [String], profile: String?, loadedProfile: Profile? = nil,
         startDirectory: String = FileManager.default.currentDirectoryPath,
-        configuration: UploadEngine.Configuration, startUploads: Bool = false, history: HistoryStore? = nil
+        configuration: UploadEngine.Configuration, startUploads: Bool = false, history: HistoryStore? = nil,
+        journal journalDirectory: String? = nil
     ) async throws -> ExitStatus {
         let mailbox = Mailbox()
         let secretNames = SecretNames()
         let recorder = history.map { HistoryRecorder(store: $0, secretFields: { secretNames.value }) }
+        var journal: JournalRecorder?
+        var journalProblem: Notice?
+        if let journalDirectory {
+            do {
+                journal = JournalRecorder(store: try JournalStore(directory: journalDirectory), command: "tui") {
+                    mailbox.post(.notice(Notice($0, isError: true)))
+                }
+            } catch {
+                journalProblem = Notice("no journal, so unfinished uploads would not survive a crash: \(error)", isError: true)
+            }
+        }
         var monitors: [any UploadEventMonitor] = [mailbox]
         if let recorder { monitors.append(recorder) }
+        if let journal { monitors.append(journal) }
         let engine = UploadEngine(configuration: configuration, monitors: monitors)
         var model = AppModel(
             size: Size(width: 80, height: 24), target: target, profile: profile,
@@ -77,7 +91,12 @@ enum UISession {
             guard problems.isEmpty else { throw BadInput(problems.joined(separator: "\n")) }
             _ = model.update(.staged(staged, problems: []))
         }
-        let app = UploadManagerApp(model: model, engine: engine, mailbox: mailbox, secretNames: secretNames)
+        model.notice = journalProblem
+        if let journal {
+            let adoption = JournalAdoption.run(recorder: journal, engine: engine, workspace: JournalWorkspace(model))
+            model.notice = adoption.restore(into: &model) ?? model.notice
+        }
+        let app = UploadManagerApp(model: model, engine: engine, mailbox: mailbox, secretNames: secretNames, journal: journal, profile: loadedProfile)
         if startUploads { app.handleInitial(.key(.character("U"))) }
         // Curses wants one thread; the engine's own queues keep running meanwhile.
         let box = UncheckedBox(app)
@@ -86,6 +105,7 @@ enum UISession {
                 continuation.resume(returning: Result { try CursesTerminal.run(box.value) })
             }
         }
+        journal?.finish()  // after a failure too: what is unfinished stays
         await engine.shutdown()
         recorder?.flush()
         if case .success(let stats) = result { writeStats(stats) }

@@ -16,12 +16,22 @@ final class UploadManagerApp: TerminalProgram {
     private let io = DispatchQueue(label: "hoist.ui.files")
     /// What the history must mask, as the user has marked it.
     let secretNames: SecretNames
+    /// Keeps unfinished tasks and the staging area on disk (not in the demo).
+    let journal: JournalRecorder?
+    /// The profile loaded last, so "save as profile" writes its `${VAR}`s back as such.
+    let loadedProfile: Locked<Profile?>
 
-    init(model: AppModel, engine: UploadEngine, mailbox: Mailbox, secretNames: SecretNames = SecretNames()) {
+    init(
+        model: AppModel, engine: UploadEngine, mailbox: Mailbox, secretNames: SecretNames = SecretNames(),
+        journal: JournalRecorder? = nil, profile: Profile? = nil
+    ) {
+        self.loadedProfile = Locked(profile)
         self.model = model
         self.engine = engine
         self.mailbox = mailbox
         self.secretNames = secretNames
+        self.journal = journal
+        self.model.journaled = journal != nil
     }
 
     func start(size: Size, wake: @escaping @Sendable () -> Void) {
@@ -63,6 +73,10 @@ final class UploadManagerApp: TerminalProgram {
         for effect in model.update(message) {
             if !perform(effect) { return false }
         }
+        switch message {
+        case .key, .staged: journal?.setWorkspace(JournalWorkspace(model))
+        default: break
+        }
         return !model.quitting
     }
 
@@ -84,7 +98,42 @@ final class UploadManagerApp: TerminalProgram {
             io.async { [mailbox] in mailbox.post(FileSystem.stage(paths, field: field)) }
         case .loadHistory:
             io.async { [mailbox] in mailbox.post(FileSystem.history()) }
+        case .resumeInterrupted:
+            engine.resumeInterrupted()
+        case .loadProfiles:
+            io.async { [mailbox] in
+                do {
+                    mailbox.post(.profilesLoaded(try Profile.summaries(), path: Profile.path, error: nil))
+                } catch {
+                    mailbox.post(.profilesLoaded([], path: Profile.path, error: "\(error)"))
+                }
+            }
+        case .applyProfile(let name):
+            let current = model.target
+            io.async { [mailbox, loadedProfile] in
+                do {
+                    let profile = try Profile.load(name)
+                    var target = current
+                    var entries: [FormEntry] = []
+                    profile.apply(to: &target, entries: &entries)
+                    loadedProfile.value = profile
+                    mailbox.post(.profileLoaded(name: name, target: target, entries: entries, concurrency: profile.concurrency))
+                } catch {
+                    mailbox.post(.notice(Notice("\(error)", isError: true)))
+                }
+            }
+        case .saveProfile(let name, let target, let entries):
+            io.async { [mailbox, loadedProfile] in
+                do {
+                    try Profile.save(name: name, target: target, entries: entries, origin: loadedProfile.value)
+                    mailbox.post(.profileSaved(name: name, path: Profile.path, error: nil))
+                } catch {
+                    mailbox.post(.profileSaved(name: name, path: Profile.path, error: "\(error)"))
+                }
+            }
         case .quit:
+            // The journal stops first, so the tasks cancelled now stay resumable.
+            journal?.finish()
             engine.cancelAll(reason: "hoist quit")
             return false
         }

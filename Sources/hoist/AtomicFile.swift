@@ -1,0 +1,47 @@
+import Glibc
+
+/// Replacing a file so that a crash at any moment leaves the old contents or
+/// the new, never a mix: a temporary file beside it (mode 0600), fsync,
+/// rename over the old one, fsync of the folder. Used for the journal and
+/// the profiles file.
+enum AtomicFile {
+    static func write(_ bytes: [UInt8], to path: String) throws(StateFileError) {
+        let temporary = path + ".tmp"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw .errno("cannot create", temporary) }
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + done, $0.count - done) }
+            if n < 0, errno == EINTR { continue }
+            guard n > 0 else {
+                let error = StateFileError.errno("cannot write", temporary)
+                close(fd)
+                unlink(temporary)
+                throw error
+            }
+            done += n
+        }
+        guard fsync(fd) == 0 else {
+            let error = StateFileError.errno("cannot sync", temporary)
+            close(fd)
+            unlink(temporary)
+            throw error
+        }
+        close(fd)
+        guard rename(temporary, path) == 0 else {
+            let error = StateFileError.errno("cannot rename to", path)
+            unlink(temporary)
+            throw error
+        }
+        syncFolder(of: path)
+    }
+
+    /// Makes a rename or unlink in the file's folder durable.
+    static func syncFolder(of path: String) {
+        let folder = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
+        let fd = open(folder.isEmpty ? "/" : folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        fsync(fd)
+        close(fd)
+    }
+}

@@ -1,0 +1,81 @@
+import TerminalUI
+import UploadEngine
+
+/// At start-up, what hoists that are gone left unfinished comes back:
+/// their tasks into the engine as interrupted, their staging areas merged
+/// into this one. Only once all of it is safe in this process's journal
+/// are their journals deleted; an unreadable one is set aside, never deleted.
+struct JournalAdoption {
+    var summary = RestoreSummary()
+    /// The staging area after merging what the dead processes had staged.
+    var workspace: JournalWorkspace
+    /// Who left them, e.g. `hoist send (pid 4242)`.
+    var sources: [String] = []
+    /// Journals that could not be read, and where they were put.
+    var unreadable: [String] = []
+
+    static func run(recorder: JournalRecorder, engine: UploadEngine, workspace: JournalWorkspace) -> JournalAdoption {
+        var adoption = JournalAdoption(workspace: workspace)
+        var adopted: [Orphan] = []
+        for orphan in JournalStore.orphans(in: recorder.store.directory, except: recorder.store.name) {
+            let document: JournalDocument
+            do {
+                document = try orphan.read()
+            } catch {
+                adoption.unreadable.append("\(error) (kept as \(orphan.setAside()))")
+                continue
+            }
+            let summary = recorder.restore(document.tasks, into: engine)
+            adoption.summary.restored += summary.restored
+            adoption.summary.flagged += summary.flagged
+            adoption.summary.lost += summary.lost
+            if let staged = document.workspace { adoption.workspace.merge(staged) }
+            if !document.isEmpty { adoption.sources.append("hoist \(document.command) (pid \(document.pid))") }
+            adopted.append(orphan)
+        }
+        guard !adopted.isEmpty else { return adoption }
+        recorder.setWorkspace(adoption.workspace)
+        recorder.sync()
+        for orphan in adopted { orphan.discard() }
+        return adoption
+    }
+
+    /// One line for the bottom bar, or `nil` when nothing came back.
+    var notice: Notice? {
+        var parts: [String] = []
+        if summary.restored > 0 {
+            let n = summary.restored
+            parts.append("\(n) interrupted upload\(n == 1 ? "" : "s") from \(sources.joined(separator: ", ")): R resumes \(n == 1 ? "it" : "them")")
+        }
+        if summary.flagged > 0 { parts.append("\(summary.flagged) with a file that vanished or changed") }
+        if !summary.lost.isEmpty { parts.append("cannot resume " + summary.lost.joined(separator: "; ")) }
+        parts += unreadable
+        guard !parts.isEmpty else { return nil }
+        return Notice(parts.joined(separator: "; "), isError: summary.flagged > 0 || !summary.lost.isEmpty || !unreadable.isEmpty)
+    }
+}
+
+extension JournalAdoption {
+    /// Puts the merged staging area into the model: target, fields, and the
+    /// files not staged yet, each checked again. Returns what to tell the user.
+    func restore(into model: inout AppModel) -> Notice? {
+        model.target = workspace.target
+        model.entries = workspace.entries
+        let staged = Set(model.files.map { [$0.path, $0.fieldName] })
+        var files: [StagedFile] = []
+        var problems: [String] = []
+        for file in workspace.files where !staged.contains([file.path, file.field]) {
+            guard case .staged(let checked, let why) = FileSystem.stage([file.path], field: file.field) else { continue }
+            problems += why
+            files += checked.map { var f = $0; f.filename = file.filename; f.contentType = file.contentType; return f }
+        }
+        _ = model.update(.staged(files, problems: []))
+        var notice = self.notice
+        if !files.isEmpty, notice == nil { notice = Notice("\(files.count) staged file\(files.count == 1 ? "" : "s") restored from an earlier hoist") }
+        if !problems.isEmpty {
+            let text = "staged earlier but not restaged: " + problems.joined(separator: "; ")
+            notice = Notice([notice?.text, text].compactMap { $0 }.joined(separator: "; "), isError: true)
+        }
+        return notice
+    }
+}

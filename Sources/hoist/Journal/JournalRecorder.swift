@@ -1,0 +1,198 @@
+import Dispatch
+import Foundation
+import UploadEngine
+
+/// Keeps this process's journal in step with the engine: a task is in it
+/// from the moment it is added until it finishes, and the UI's staging area
+/// is in it too. Each change is written within about 20 ms, coalesced, on
+/// a queue of its own so fsync never holds up the engine or the screen.
+final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
+    let queue = DispatchQueue(label: "hoist.journal")
+    private let writer = DispatchQueue(label: "hoist.journal.write")
+    let store: JournalStore
+    private let command: String
+    private let report: @Sendable (String) -> Void
+    private let encoder = JSONEncoder()
+    // Touched only on `queue`.
+    /// Each unfinished task's JSON, encoded once when it is added.
+    private var tasks: [TaskID: [UInt8]] = [:]
+    /// Restored tasks, with the files as they were when first queued.
+    private var restored: [TaskID: JournalTask] = [:]
+    private var workspace: JournalWorkspace?
+    private var dirty = false
+    private var writing = false
+    private var stopped = false
+    private var warned = false
+
+    /// `report` is told, once, when the journal cannot be written.
+    init(store: JournalStore, command: String, report: @escaping @Sendable (String) -> Void) {
+        self.store = store
+        self.command = command
+        self.report = report
+    }
+
+    func handle(_ event: UploadEvent) {
+        guard !stopped else { return }
+        switch event {
+        case .added(let task):
+            tasks[task.id] = encode(restored[task.id] ?? JournalTask(task, files: Self.fingerprints(task.request)))
+        case .stateChanged(let task):
+            // Resumed or retried on purpose: from now on the files are what is sent.
+            guard restored[task.id] != nil, !isInterrupted(task.state) else { return }
+            restored[task.id] = nil
+            tasks[task.id] = encode(JournalTask(task, files: Self.fingerprints(task.request)))
+        case .finished(let task):
+            restored[task.id] = nil
+            guard tasks.removeValue(forKey: task.id) != nil else { return }
+        case .progress, .queueChanged:
+            return
+        }
+        changed()
+    }
+
+    /// The UI's staged files, fields and target, whenever they change.
+    func setWorkspace(_ new: JournalWorkspace?) {
+        queue.async {
+            let new = new?.isEmpty == false ? new : nil
+            guard !self.stopped, new != self.workspace else { return }
+            self.workspace = new
+            self.changed()
+        }
+    }
+
+    /// Puts the tasks of dead processes' journals back into `engine`, as
+    /// interrupted, keeping their chains. Runs on the journal's queue, so
+    /// each restored task's `.added` event finds its original files here.
+    func restore(_ journalTasks: [JournalTask], into engine: UploadEngine) -> RestoreSummary {
+        queue.sync {
+            var summary = RestoreSummary()
+            var ids: [Int: TaskID] = [:]
+            for var task in journalTasks {
+                let name = task.request.displayName
+                guard task.request.body.isReplayable else {
+                    summary.lost.append("\(name): it read standard input or a pipe, which cannot be read again")
+                    continue
+                }
+                let problem = task.problem ?? task.files.lazy.compactMap { $0.change() }.first
+                let after = task.after.flatMap { ids[$0] }
+                do {
+                    let id = try engine.restore(task.request, priority: task.priority, after: after, problem: problem)
+                    ids[task.id] = id
+                    task.id = id.rawValue
+                    task.after = after?.rawValue
+                    task.problem = problem
+                    restored[id] = task
+                    summary.restored += 1
+                    if problem != nil { summary.flagged += 1 }
+                } catch {
+                    summary.lost.append("\(name): \(error)")
+                }
+            }
+            return summary
+        }
+    }
+
+    /// Writes what is pending now and waits for it: before an adopted
+    /// journal is deleted, its tasks must be safe in this one.
+    func sync() {
+        queue.sync {
+            writer.sync {}
+            guard dirty, !stopped else { return }
+            dirty = false
+            let (bytes, empty) = document()
+            writer.sync { save(bytes, empty: empty) }
+        }
+    }
+
+    /// Stops listening and leaves the journal as it stands: called before
+    /// quitting cancels the unfinished tasks, so that they stay resumable.
+    /// With nothing left, the journal and its lock are removed.
+    func finish() {
+        queue.sync {
+            guard !stopped else { return }
+            stopped = true
+            let (bytes, empty) = document()
+            writer.sync {
+                if empty { store.remove() } else { save(bytes, empty: false) }
+            }
+        }
+    }
+
+    var isEmpty: Bool { queue.sync { tasks.isEmpty && workspace == nil } }
+
+    // MARK: - Writing (on `queue`)
+
+    private func changed() {
+        dirty = true
+        guard !writing else { return }  // the write under way looks again when it is done
+        writing = true
+        queue.asyncAfter(deadline: .now() + .milliseconds(20)) { self.writePending() }
+    }
+
+    private func writePending() {
+        guard dirty, !stopped else {
+            writing = false
+            return
+        }
+        dirty = false
+        let (bytes, empty) = document()
+        writer.async {
+            self.save(bytes, empty: empty)
+            self.queue.async {
+                if self.dirty {
+                    self.queue.asyncAfter(deadline: .now() + .milliseconds(20)) { self.writePending() }
+                } else {
+                    self.writing = false
+                }
+            }
+        }
+    }
+
+    /// On `writer`.
+    private func save(_ bytes: [UInt8], empty: Bool) {
+        do {
+            if empty { store.clear() } else { try store.write(bytes) }
+        } catch {
+            queue.async {
+                guard !self.warned else { return }
+                self.warned = true
+                self.report("journal not written, so unfinished uploads would not survive a crash: \(error)")
+            }
+        }
+    }
+
+    /// The whole journal, made from the tasks' JSON encoded when they were added.
+    private func document() -> (bytes: [UInt8], empty: Bool) {
+        var bytes = Array(#"{"version":\#(JournalDocument.currentVersion),"command":"\#(command)","pid":\#(getpid()),"workspace":"#.utf8)
+        bytes += workspace.flatMap { try? encoder.encode($0) }.map(Array.init) ?? Array("null".utf8)
+        bytes += Array(#","tasks":["#.utf8)
+        for (index, id) in tasks.keys.sorted().enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            bytes += tasks[id]!
+        }
+        bytes += Array("]}\n".utf8)
+        return (bytes, tasks.isEmpty && workspace == nil)
+    }
+
+    private func encode(_ task: JournalTask) -> [UInt8] {
+        (try? encoder.encode(task)).map(Array.init) ?? []
+    }
+
+    private func isInterrupted(_ state: TaskState) -> Bool {
+        if case .interrupted = state { return true }
+        return false
+    }
+
+    private static func fingerprints(_ request: UploadRequest) -> [JournalFile] {
+        request.body.filePaths.compactMap(JournalFile.init(path:))
+    }
+}
+
+/// What came back from dead processes' journals.
+struct RestoreSummary: Sendable, Equatable {
+    var restored = 0
+    /// Restored but left alone by "resume all": a file vanished or changed.
+    var flagged = 0
+    /// Tasks that cannot be resumed, with why.
+    var lost: [String] = []
+}

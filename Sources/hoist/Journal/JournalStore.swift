@@ -1,0 +1,155 @@
+import Foundation
+import Glibc
+
+/// One process's journal, `NAME.json` in `$XDG_STATE_HOME/hoist/journal/`,
+/// and the journals left by processes that are gone.
+///
+/// Each process holds an flock on its `NAME.lock` for as long as it lives.
+/// The kernel drops the lock when the process dies, even by `kill -9`, so a
+/// journal whose lock can be taken belongs to no one and may be adopted.
+/// Files are 0600 and the folder 0700: a journal holds headers and fields,
+/// tokens included, because resuming must send them again.
+final class JournalStore: @unchecked Sendable {
+    let directory: String
+    let name: String
+    private let lock: Int32
+
+    var path: String { directory + "/" + name + ".json" }
+
+    static func defaultDirectory() -> String {
+        XDG.directory("XDG_STATE_HOME", fallback: ".local/state") + "/hoist/journal"
+    }
+
+    init(directory: String = JournalStore.defaultDirectory()) throws(StateFileError) {
+        try XDG.makePrivateDirectories(directory)
+        self.directory = directory
+        while true {
+            let name = "\(getpid())-" + String(UInt32.random(in: 0...UInt32.max), radix: 16)
+            let lockPath = directory + "/" + name + ".lock"
+            let fd = open(lockPath, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            if fd < 0, errno == EEXIST { continue }
+            guard fd >= 0 else { throw .errno("cannot create", lockPath) }
+            guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+                close(fd)
+                throw .errno("cannot lock", lockPath)
+            }
+            // A starting hoist may have taken the empty lock for an orphan's
+            // and deleted it in the instant before ours: then pick another name.
+            var held = stat()
+            var named = stat()
+            guard fstat(fd, &held) == 0, stat(lockPath, &named) == 0, held.st_ino == named.st_ino else {
+                close(fd)
+                continue
+            }
+            self.name = name
+            lock = fd
+            return
+        }
+    }
+
+    deinit { close(lock) }
+
+    /// Replaces the journal atomically (see `AtomicFile`).
+    func write(_ bytes: [UInt8]) throws(StateFileError) {
+        try AtomicFile.write(bytes, to: path)
+    }
+
+    /// Deletes the journal while the process goes on: nothing is left to resume.
+    func clear() {
+        unlink(path)
+        unlink(path + ".tmp")
+        AtomicFile.syncFolder(of: path)
+    }
+
+    /// Deletes the journal, then its lock: at exit, with nothing left.
+    /// In that order, so a journal never outlives its lock file.
+    func remove() {
+        clear()
+        unlink(directory + "/" + name + ".lock")
+    }
+
+    /// The journals whose process is gone, oldest first. Each stays locked
+    /// by this process until it is discarded, so two hoists starting at once
+    /// never adopt the same one.
+    static func orphans(in directory: String, except own: String? = nil) -> [Orphan] {
+        guard let files = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [] }
+        let names = Set(files.compactMap { file in
+            [".json", ".lock"].first(where: file.hasSuffix).map { String(file.dropLast($0.count)) }
+        })
+        var found: [(modified: Int, orphan: Orphan)] = []
+        for name in names.sorted() where name != own {
+            let lockPath = directory + "/" + name + ".lock"
+            let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+            guard fd >= 0 else { continue }
+            guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+                close(fd)  // its process is alive
+                continue
+            }
+            var info = stat()
+            guard stat(directory + "/" + name + ".json", &info) == 0 else {
+                // Died before its first write: only the lock is left.
+                unlink(lockPath)
+                close(fd)
+                continue
+            }
+            found.append((Int(info.st_mtim.tv_sec), Orphan(directory: directory, name: name, lock: fd)))
+        }
+        return found.sorted { $0.modified < $1.modified }.map(\.orphan)
+    }
+}
+
+/// A journal left by a process that is gone, locked by this one.
+final class Orphan: @unchecked Sendable {
+    let directory: String
+    let name: String
+    private var lock: Int32
+
+    var path: String { directory + "/" + name + ".json" }
+
+    init(directory: String, name: String, lock: Int32) {
+        self.directory = directory
+        self.name = name
+        self.lock = lock
+    }
+
+    deinit { if lock >= 0 { close(lock) } }
+
+    /// Its document, or why it cannot be read.
+    func read() throws(StateFileError) -> JournalDocument {
+        guard let data = FileManager.default.contents(atPath: path) else { throw .errno("cannot read", path) }
+        let document: JournalDocument
+        do {
+            document = try JSONDecoder().decode(JournalDocument.self, from: data)
+        } catch {
+            throw StateFileError("cannot read \(path): \(error)")
+        }
+        guard document.version == JournalDocument.currentVersion else {
+            throw StateFileError("cannot read \(path): it is a version \(document.version) journal; this hoist reads version \(JournalDocument.currentVersion)")
+        }
+        return document
+    }
+
+    /// Deletes it, once what it held is safe in this process's journal.
+    func discard() {
+        unlink(path)
+        unlink(path + ".tmp")
+        unlink(directory + "/" + name + ".lock")
+        AtomicFile.syncFolder(of: path)
+        release()
+    }
+
+    /// Renames an unreadable journal out of the way, never deleting it;
+    /// returns where it went.
+    func setAside() -> String {
+        let kept = path + ".unreadable"
+        rename(path, kept)
+        unlink(directory + "/" + name + ".lock")
+        release()
+        return kept
+    }
+
+    private func release() {
+        if lock >= 0 { close(lock) }
+        lock = -1
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import TerminalUI
+import UploadEngine
+
+/// The UI's side of the profiles file: the picker's list, and "save as
+/// profile", which adds a table at the end of the file and never rewrites
+/// one that is there. Comments and layout of the rest stay byte for byte.
+extension Profile {
+    /// The tables for the picker, values as written (no `${VAR}` expanded).
+    static func summaries(from path: String = Profile.path) throws -> [ProfileSummary] {
+        guard let text = try readText(path) else { return [] }
+        return try parse(text, path: path).sorted { $0.key < $1.key }.map { name, raw in
+            ProfileSummary(
+                name: name, method: raw.method?.uppercased(), url: raw.url,
+                fields: (raw.fields ?? []).map(\.name), headers: (raw.headers ?? []).map(\.name))
+        }
+    }
+
+    /// Appends `[name]` with the target, fields and headers. Refused, with
+    /// the file untouched, when it does not parse or already has `name`.
+    /// Values loaded from `origin` and left unchanged are written as they
+    /// were (`Bearer ${API_TOKEN}`), so a token from the environment is not
+    /// copied into the file. The file is written atomically with mode 0600,
+    /// its folder made 0700.
+    static func save(
+        name: String, target: Target, entries: [FormEntry], origin: Profile?, to path: String = Profile.path,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws {
+        let existing = try readText(path) ?? ""
+        let tables: [String: RawProfile]
+        do {
+            tables = try parse(existing, path: path)
+        } catch {
+            throw BadInput("profile not saved, \(path) left as it is: \(error)")
+        }
+        guard tables[name] == nil else {
+            throw BadInput("\(path) already has a profile \(String(reflecting: name)): choose another name (hoist never rewrites one)")
+        }
+        var text = existing
+        if !text.isEmpty { text += text.hasSuffix("\n") ? "\n" : "\n\n" }
+        text += table(name: name, target: target, entries: entries, origin: origin)
+        // What is written must load back as what the screen shows.
+        do {
+            let loaded = try Profile(name: name, raw: try parse(text, path: path)[name]!, environment: environment)
+            guard loaded.url == (target.url.isEmpty ? nil : target.url), loaded.fields.count + loaded.headers.count == entries.count else {
+                throw BadInput("it would not load back as it is shown")
+            }
+        } catch {
+            throw BadInput("profile not saved: \(error)")
+        }
+        let folder = (path as NSString).deletingLastPathComponent
+        try XDG.makePrivateDirectories(folder)
+        try AtomicFile.write(Array(text.utf8), to: path)
+    }
+
+    /// The TOML table, in the layout the README documents.
+    static func table(name: String, target: Target, entries: [FormEntry], origin: Profile?) -> String {
+        var lines = ["[\(name)]"]
+        func add(_ key: String, _ value: String) { lines.append("\(key) = \(value)") }
+        if !target.url.isEmpty {
+            add("url", origin?.url == target.url ? quote(origin?.rawURL ?? target.url) : quote(literal: target.url))
+        }
+        add("method", quote(target.method.rawValue))
+        add("body", quote(target.bodyKind.rawValue))
+        add("field", quote(literal: target.fileField))
+        if !target.expectations.isEmpty {
+            add("expect", "[" + target.expectations.map { quote(literal: $0.text) }.joined(separator: ", ") + "]")
+        }
+        if let message = target.messagePath { add("message", quote(literal: message)) }
+        add("retries", String(target.retries))
+        let defaults = Timeouts()
+        if let total = target.timeouts.total { add("timeout", seconds(total)) }
+        if target.timeouts.connect != defaults.connect { add("connect_timeout", seconds(target.timeouts.connect)) }
+        if target.timeouts.idle != defaults.idle { add("idle_timeout", seconds(target.timeouts.idle)) }
+        for entry in entries {
+            let loaded = (entry.kind == .field ? origin?.fields : origin?.headers)?.first { $0.name == entry.name && $0.value == entry.value }
+            lines.append("[[\(name).\(entry.kind == .field ? "fields" : "headers")]]")
+            add("name", quote(literal: entry.name))
+            add("value", loaded.map { quote($0.rawValue) } ?? quote(literal: entry.value))
+            if entry.isSecret { add("secret", "true") }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// A TOML basic string of `text` as it stands (`${VAR}` stays a reference).
+    static func quote(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+                out += String(format: "\\u%04X", scalar.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+
+    /// A value typed in the UI: a `${` in it is meant literally.
+    static func quote(literal text: String) -> String {
+        quote(text.replacingOccurrences(of: "${", with: "$${"))
+    }
+
+    private static func seconds(_ duration: Duration) -> String {
+        let (whole, atto) = duration.components
+        return atto == 0 ? String(whole) : String(Double(whole) + Double(atto) / 1e18)
+    }
+}

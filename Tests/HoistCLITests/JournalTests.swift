@@ -1,0 +1,211 @@
+import Foundation
+import Glibc
+import Receiver
+import TestSupport
+import Testing
+
+/// The crash-safe journal, for real: `hoist send` killed with SIGKILL, then
+/// the UI started again in tmux, as a user would.
+@Suite(.serialized) struct JournalTests {
+    /// Where a hoist run with `HOME=home` keeps its journals.
+    static func journalFolder(_ home: String) -> String { home + "/.local/state/hoist/journal" }
+
+    static func journals(_ home: String) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: journalFolder(home))) ?? []).filter { $0.hasSuffix(".json") }
+    }
+
+    static func mode(_ path: String) -> mode_t {
+        var info = stat()
+        return stat(path, &info) == 0 ? info.st_mode & 0o777 : 0
+    }
+
+    /// The SHA-256 of every file the receiver saved.
+    static func savedHashes(_ saved: TemporaryDirectory) -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: saved.path)) ?? []
+        return names.compactMap { FileManager.default.contents(atPath: saved.path + "/" + $0) }.map { sha256(Array($0)) }
+    }
+
+    /// Waits for `condition`, polling; fails after `timeout`.
+    static func waitUntil(_ what: String, timeout: Duration = .seconds(60), _ condition: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while !condition() {
+            guard ContinuousClock.now < deadline else { throw SubprocessError(message: "timed out waiting for \(what)") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    static func startSend(_ arguments: [String], home: String) throws -> Subprocess {
+        try Subprocess(hoistBinary, ["send"] + arguments, environment: hoistEnvironment(["HOME": home, "XDG_STATE_HOME": home + "/.local/state"]))
+    }
+
+    /// The UI in tmux, in `home` (which is also its HOME, so its state folder).
+    static func startUI(_ home: String, arguments: String = "") async throws -> Tmux {
+        let tmux = try await Tmux.start(width: 120, height: 40, directory: home)
+        try await tmux.type("\(hoistBinary) \(arguments); echo EXIT=$?")
+        try await tmux.press("Enter")
+        try await tmux.waitFor("the UI") { $0.text.contains("Hoist") && $0.text.contains("Tasks") }
+        return tmux
+    }
+
+    @Test func a100FileSendKilledMidwayIsResumedInTheUIAndEveryFileArrives() async throws {
+        try await withReceiver(configure: { $0.latency = .milliseconds(60) }) { receiver, saved in
+            let home = TemporaryDirectory()
+            var generator = SeededGenerator(state: 100)
+            var expected: Set<String> = []
+            for i in 0..<100 {
+                let bytes = randomBytes(10_000 + 131 * i, using: &generator)
+                _ = home.file(String(format: "scan-%03d 扫描.bin", i), bytes)
+                expected.insert(sha256(bytes))
+            }
+            let send = try Self.startSend(
+                [receiver.baseURL + "/upload", "--each", "file=@\(home.path)/scan-*.bin", "--concurrency", "4", "-s", "--json"],
+                home: home.path)
+            try await Self.waitUntil("20 uploads") { receiver.requestCount >= 20 }
+            kill(send.pid, SIGKILL)
+            let killed = await send.result()
+            #expect(killed.status != 0)
+            let answered = receiver.requestCount
+            #expect(answered < 100, "the kill came too late to test anything")
+
+            // One journal, private, holding what was not finished.
+            let folder = Self.journalFolder(home.path)
+            let journals = Self.journals(home.path)
+            try #require(journals.count == 1)
+            #expect(Self.mode(folder) == 0o700)
+            #expect(Self.mode(folder + "/" + journals[0]) == 0o600)
+            let document = try jsonObject(String(decoding: FileManager.default.contents(atPath: folder + "/" + journals[0])!, as: UTF8.self))
+            let tasks = try #require(document["tasks"] as? [[String: Any]])
+            #expect(document["command"] as? String == "send")
+            // At least once: a task answered just before the kill may still be listed.
+            #expect(tasks.count >= 100 - answered && tasks.count <= 100 - answered + 8)
+
+            let tmux = try await Self.startUI(home.path)
+            defer { Task { await tmux.kill() } }
+            var screen = try await tmux.waitFor("the interrupted tasks") { $0.text.contains("interrupted upload") && $0.text.contains("R resumes") }
+            #expect(screen.text.contains("↯"))
+            #expect(screen.text.contains("from hoist send (pid \(send.pid))"))
+            try await tmux.press("R")
+            screen = try await tmux.waitFor("every resumed upload done", timeout: .seconds(90)) { lines in
+                lines.text.contains("✔ \(tasks.count) ") && !lines.text.contains("↯")
+            }
+            try await tmux.press("q")
+            try await tmux.waitFor("the shell again") { $0.text.contains("EXIT=0") }
+
+            // Every file arrived, byte for byte, at least once; and nothing is left to resume.
+            let arrived = Set(Self.savedHashes(saved))
+            #expect(expected.subtracting(arrived).isEmpty, "\(expected.subtracting(arrived).count) files never arrived")
+            #expect(receiver.requestCount >= 100)
+            #expect(Self.journals(home.path).isEmpty)
+        }
+    }
+
+    @Test func aVanishedOrChangedFileIsFlaggedAndNeverSentSilently() async throws {
+        // 64 KiB/s: the first, big file is still on its way when hoist is killed.
+        try await withReceiver(configure: { $0.readBytesPerSecond = 64 << 10 }) { receiver, saved in
+            let home = TemporaryDirectory()
+            let big = home.file("a-big.bin", Array(repeating: 1, count: 4 << 20))
+            let changed = home.file("b-changed.bin", Array(repeating: 2, count: 1000))
+            let fine = home.file("c-fine.bin", Array(repeating: 3, count: 1000))
+            let send = try Self.startSend(
+                [receiver.baseURL + "/upload", "--each", "file=@\(home.path)/*.bin", "--concurrency", "1", "-s"], home: home.path)
+            try await Self.waitUntil("the journal with three tasks") {
+                Self.journals(home.path).first.flatMap { FileManager.default.contents(atPath: Self.journalFolder(home.path) + "/" + $0) }
+                    .map { String(decoding: $0, as: UTF8.self).components(separatedBy: "\"priority\"").count == 4 } ?? false
+            }
+            kill(send.pid, SIGKILL)
+            _ = await send.result()
+            unlink(big)
+            let now = Array(repeating: UInt8(9), count: 1500)
+            _ = home.file("b-changed.bin", now)
+            _ = changed
+
+            let tmux = try await Self.startUI(home.path)
+            defer { Task { await tmux.kill() } }
+            var screen = try await tmux.waitFor("the flags") { $0.text.contains("3 interrupted uploads") && $0.text.contains("2 with a file that vanished or changed") }
+            #expect(screen.text.contains("changed"))
+            try await tmux.press("R")
+            screen = try await tmux.waitFor("the clean one sent") { $0.text.contains("✔ 1 ") }
+            #expect(screen.text.contains("left alone"))
+            try await Task.sleep(for: .milliseconds(500))
+            #expect(receiver.requestCount == 1)
+            #expect(Self.savedHashes(saved).contains(sha256(Array(repeating: 3, count: 1000))))
+            _ = fine
+
+            // The vanished one, selected: its problem in the Response pane; c drops it.
+            try await tmux.press("3", "g")
+            screen = try await tmux.waitFor("the vanished file's problem") { $0.text.contains("a-big.bin is gone") || $0.text.contains("a-big.bin") && $0.text.contains("is gone") }
+            try await tmux.press("c")
+            // The changed one: r sends it as it is now, on purpose.
+            try await tmux.press("j")
+            try await tmux.waitFor("the changed file's problem") { $0.text.contains("b-changed.bin") && $0.text.contains("changed size") }
+            try await tmux.press("r")
+            screen = try await tmux.waitFor("the changed one sent") { $0.text.contains("✔ 2 ") && $0.text.contains("⊘ 1") }
+            #expect(Self.savedHashes(saved).contains(sha256(now)))
+            try await tmux.press("q")
+            try await tmux.waitFor("the shell again") { $0.text.contains("EXIT=0") }
+            #expect(Self.journals(home.path).isEmpty)
+        }
+    }
+
+    @Test func stagedFilesAndFieldsComeBackAfterAQuit() async throws {
+        let home = TemporaryDirectory()
+        _ = home.file("身份证 正面.jpg", Array(repeating: 5, count: 2048))
+        let first = try await Self.startUI(home.path, arguments: "http://127.0.0.1:9/upload '身份证 正面.jpg'")
+        try await first.waitFor("the staged file") { $0.text.contains("身份证 正面.jpg") }
+        try await first.press("f")
+        try await first.type("user_id")
+        try await first.press("Tab")
+        try await first.type("42")
+        try await first.press("Enter")
+        try await first.waitFor("the field") { $0.text.contains("user_id = 42") }
+        try await first.press("q")
+        try await first.waitFor("the shell again") { $0.text.contains("EXIT=0") }
+        #expect(Self.journals(home.path).count == 1)
+        #expect(Self.mode(Self.journalFolder(home.path) + "/" + Self.journals(home.path)[0]) == 0o600)
+        await first.kill()
+
+        let tmux = try await Self.startUI(home.path)
+        defer { Task { await tmux.kill() } }
+        let screen = try await tmux.waitFor("the staging area back") {
+            $0.text.contains("身份证 正面.jpg") && $0.text.contains("user_id = 42") && $0.text.contains("127.0.0.1:9/upload")
+        }
+        #expect(screen.text.contains("1 staged file restored"))
+        // Deleting the file and the field empties the staging area: the journal goes at quit.
+        try await tmux.press("1", "d", "2", "d", "q")
+        try await tmux.waitFor("the shell again") { $0.text.contains("EXIT=0") }
+        #expect(Self.journals(home.path).isEmpty)
+    }
+
+    @Test func anUnreadableJournalIsSetAsideNotDeleted() async throws {
+        let home = TemporaryDirectory()
+        let folder = Self.journalFolder(home.path)
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        _ = home.file(".local/state/hoist/journal/4242-dead.json", Array("{\"version\":1,\"tasks\":[{\"id\":".utf8))
+        let tmux = try await Self.startUI(home.path)
+        defer { Task { await tmux.kill() } }
+        try await tmux.waitFor("the notice") { $0.text.contains("cannot read") && $0.text.contains("kept as") }
+        #expect(FileManager.default.fileExists(atPath: folder + "/4242-dead.json.unreadable"))
+        try await tmux.press("q")
+        try await tmux.waitFor("the shell again") { $0.text.contains("EXIT=0") }
+    }
+
+    @Test func aFinishedSendLeavesNoJournalAndNoJournalMeansNone() async throws {
+        try await withReceiver { receiver, _ in
+            let home = TemporaryDirectory()
+            let file = home.file("a.txt", Array("hello".utf8))
+            let environment = ["HOME": home.path, "XDG_STATE_HOME": home.path + "/.local/state"]
+            var result = try await hoist(["send", receiver.baseURL + "/upload", "-F", "file=@\(file)", "-s"], environment: environment)
+            #expect(result.status == 0)
+            #expect(FileManager.default.fileExists(atPath: Self.journalFolder(home.path)))
+            #expect(Self.journals(home.path).isEmpty)
+            #expect(((try? FileManager.default.contentsOfDirectory(atPath: Self.journalFolder(home.path))) ?? ["?"]).isEmpty)
+
+            let other = TemporaryDirectory()
+            result = try await hoist(
+                ["send", receiver.baseURL + "/upload", "-F", "file=@\(file)", "-s", "--no-journal"],
+                environment: ["HOME": other.path, "XDG_STATE_HOME": other.path + "/.local/state"])
+            #expect(result.status == 0)
+            #expect(!FileManager.default.fileExists(atPath: Self.journalFolder(other.path)))
+        }
+    }
+}
