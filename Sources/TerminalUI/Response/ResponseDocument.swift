@@ -96,11 +96,12 @@ public struct ResponseDocument: Sendable {
         case .waitingToRetry: return [note("no response yet (retry pending)")]
         case .succeeded: return [note("no response")]
         case .cancelled(let reason): return [note("no response (cancelled: \(ResponseText.displayable(reason)))")]
-        case .interrupted(nil): return [note("interrupted: an earlier hoist stopped before this upload finished; R resumes all")]
+        case .interrupted(nil):
+            return [note("interrupted: the hoist that queued it stopped before it finished"), note("R resumes every interrupted upload; c drops this one")]
         case .interrupted(let problem?):
             return [
                 Line(spans: [Span("! " + ResponseText.displayable(problem), Style.fg(.red))]),
-                note("R leaves it alone; r sends the file as it is now, x drops it"),
+                note("R leaves it alone; r sends the file as it is now, c drops it"),
             ]
         }
     }

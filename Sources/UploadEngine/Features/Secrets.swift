@@ -39,17 +39,38 @@ public enum Secrets {
         return mask
     }
 
-    /// The URL with any password in its user info masked.
+    /// The URL with any password in its user info masked, and the values of
+    /// query parameters that carry credentials (`token=`, `api_key=`, a
+    /// presigned URL's `X-Amz-Signature=` and `X-Amz-Credential=`...).
     public static func displayURL(_ url: String) -> String {
-        guard let schemeEnd = url.range(of: "://") else { return url }
-        let rest = url[schemeEnd.upperBound...]
-        let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? rest.endIndex
-        let authority = rest[..<authorityEnd]
-        guard let at = authority.lastIndex(of: "@") else { return url }
-        let userInfo = authority[..<at]
-        let user = userInfo.split(separator: ":", maxSplits: 1).first.map(String.init) ?? ""
-        let masked = userInfo.contains(":") ? user + ":" + mask : String(userInfo)
-        return String(url[..<schemeEnd.upperBound]) + masked + String(rest[at...])
+        let beforeFragment = url.firstIndex(of: "#") ?? url.endIndex
+        let fragment = String(url[beforeFragment...])
+        var head = String(url[..<beforeFragment])
+        var query: String?
+        if let question = head.firstIndex(of: "?") {
+            query = String(head[head.index(after: question)...])
+            head = String(head[..<question])
+        }
+        if let schemeEnd = head.range(of: "://") {
+            let rest = head[schemeEnd.upperBound...]
+            let authorityEnd = rest.firstIndex(of: "/") ?? rest.endIndex
+            let authority = rest[..<authorityEnd]
+            if let at = authority.lastIndex(of: "@"), authority[..<at].contains(":") {
+                let user = authority[..<at].split(separator: ":", maxSplits: 1).first.map(String.init) ?? ""
+                head = String(head[..<schemeEnd.upperBound]) + user + ":" + mask + String(rest[at...])
+            }
+        }
+        guard let query else { return head + fragment }
+        let pairs: [String] = query.split(separator: "&", omittingEmptySubsequences: false).map { pair in
+            guard let equals = pair.firstIndex(of: "="), isSecretParameter(String(pair[..<equals])) else { return String(pair) }
+            return String(pair[...equals]) + mask
+        }
+        return head + "?" + pairs.joined(separator: "&") + fragment
+    }
+
+    private static func isSecretParameter(_ name: String) -> Bool {
+        let lower = name.lowercased()
+        return isSecretField(name) || lower.contains("signature") || lower.contains("credential") || ["sig", "key", "auth", "access_token"].contains(lower)
     }
 
     /// The secret values a request sends: secret fields and headers, and the

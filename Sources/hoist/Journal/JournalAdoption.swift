@@ -22,7 +22,8 @@ struct JournalAdoption {
             do {
                 document = try orphan.read()
             } catch {
-                adoption.unreadable.append("\(error) (kept as \(orphan.setAside()))")
+                let kept = orphan.setAside()
+                adoption.unreadable.append("\(error); kept as \(kept)")
                 continue
             }
             let summary = recorder.restore(document.tasks, into: engine)

@@ -120,13 +120,26 @@ final class Orphan: @unchecked Sendable {
         let document: JournalDocument
         do {
             document = try JSONDecoder().decode(JournalDocument.self, from: data)
+        } catch let error as DecodingError {
+            throw StateFileError("cannot read journal \(name).json: \(Self.reason(error))")
         } catch {
-            throw StateFileError("cannot read \(path): \(error)")
+            throw StateFileError("cannot read journal \(name).json: \(error)")
         }
         guard document.version == JournalDocument.currentVersion else {
-            throw StateFileError("cannot read \(path): it is a version \(document.version) journal; this hoist reads version \(JournalDocument.currentVersion)")
+            throw StateFileError("cannot read journal \(name).json: it is version \(document.version); this hoist reads version \(JournalDocument.currentVersion)")
         }
         return document
+    }
+
+    /// A short why, not DecodingError's dump.
+    private static func reason(_ error: DecodingError) -> String {
+        switch error {
+        case .dataCorrupted(let context) where context.codingPath.isEmpty: return "it is not valid JSON (cut short?)"
+        case .dataCorrupted(let context), .keyNotFound(_, let context), .typeMismatch(_, let context), .valueNotFound(_, let context):
+            let at = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? "." + $0.stringValue }.joined()
+            return "unexpected content at \(at.isEmpty ? "the top" : at)"
+        @unknown default: return "\(error)"
+        }
     }
 
     /// Deletes it, once what it held is safe in this process's journal.
@@ -143,6 +156,7 @@ final class Orphan: @unchecked Sendable {
     func setAside() -> String {
         let kept = path + ".unreadable"
         rename(path, kept)
+        AtomicFile.syncFolder(of: path)
         unlink(directory + "/" + name + ".lock")
         release()
         return kept

@@ -1,0 +1,23 @@
+import Testing
+
+@testable import UploadEngine
+
+/// What Hoist shows of credentials: never their values.
+@Suite struct SecretsTests {
+    @Test func urlsLoseTheirPasswordsAndCredentialParameters() {
+        let m = Secrets.mask
+        #expect(Secrets.displayURL("https://ann:pa55@example.com/up?x=1") == "https://ann:\(m)@example.com/up?x=1")
+        #expect(Secrets.displayURL("https://ann@example.com/up") == "https://ann@example.com/up")
+        #expect(Secrets.displayURL("https://api.example.com/ocr?user=42&token=s3cr3t&api_key=k#top")
+            == "https://api.example.com/ocr?user=42&token=\(m)&api_key=\(m)#top")
+        let presigned = "https://bucket.s3.amazonaws.com/a.jpg?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKIA%2F20261123&X-Amz-Signature=abc123&X-Amz-Security-Token=zz"
+        #expect(Secrets.displayURL(presigned)
+            == "https://bucket.s3.amazonaws.com/a.jpg?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=\(m)&X-Amz-Signature=\(m)&X-Amz-Security-Token=\(m)")
+        // A URL as written in a profile, not yet expanded.
+        #expect(Secrets.displayURL("${BASE}/up?token=${T}") == "${BASE}/up?token=\(m)")
+        // Nothing to mask: the URL is unchanged, including odd query shapes.
+        for url in ["http://127.0.0.1:8080/upload", "http://h/p?", "http://h/p?a&b=&&c=d", "http://h?q=1#f?token=x"] {
+            #expect(Secrets.displayURL(url) == url)
+        }
+    }
+}
