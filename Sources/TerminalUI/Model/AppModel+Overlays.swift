@@ -52,14 +52,11 @@ extension AppModel {
             if case .browser = self.overlay { self.overlay = .browser(browser) }
             return effects
         case .history(var history):
-            let height = HistoryView.listHeight(for: size)
+            if history.handleMove(key, listHeight: HistoryView.listHeight(for: size)) {
+                self.overlay = .history(history)
+                return []
+            }
             switch key {
-            case .down, .character("j"): history.move(by: 1, listHeight: height)
-            case .up, .character("k"): history.move(by: -1, listHeight: height)
-            case .pageDown: history.move(by: height, listHeight: height)
-            case .pageUp: history.move(by: -height, listHeight: height)
-            case .character("g"), .home: history.move(by: -history.items.count, listHeight: height)
-            case .character("G"), .end: history.move(by: history.items.count, listHeight: height)
             case .enter:
                 guard let item = history.selected else { return [] }
                 self.overlay = nil
@@ -68,15 +65,12 @@ extension AppModel {
                 self.overlay = nil
                 return []
             }
-            self.overlay = .history(history)
-            return []
         case .profiles(var picker):
-            let height = ProfilesView.listHeight(for: size)
+            if picker.handleMove(key, listHeight: ProfilesView.listHeight(for: size)) {
+                self.overlay = .profiles(picker)
+                return []
+            }
             switch key {
-            case .down, .character("j"): picker.move(by: 1, listHeight: height)
-            case .up, .character("k"): picker.move(by: -1, listHeight: height)
-            case .character("g"), .home: picker.move(by: -picker.items.count, listHeight: height)
-            case .character("G"), .end: picker.move(by: picker.items.count, listHeight: height)
             case .enter:
                 guard let item = picker.selected else { return [] }
                 self.overlay = nil
@@ -85,8 +79,6 @@ extension AppModel {
                 self.overlay = nil
                 return []
             }
-            self.overlay = .profiles(picker)
-            return []
         }
     }
 

@@ -74,7 +74,7 @@ public struct HistoryItem: Sendable, Hashable {
 /// The history overlay (`L`): finished uploads, newest first, with the
 /// selected one's files and answer. Enter stages its files again and aims
 /// the target at its URL, so `u` re-runs it with the current fields.
-public struct HistoryBrowser: Sendable, Hashable {
+public struct HistoryBrowser: ScrollingList, Sendable, Hashable {
     public var items: [HistoryItem]
     public var cursor = 0
     public var top = 0
@@ -85,14 +85,5 @@ public struct HistoryBrowser: Sendable, Hashable {
         self.items = items
         self.isLoading = isLoading
         self.error = error
-    }
-
-    public var selected: HistoryItem? { items.indices.contains(cursor) ? items[cursor] : nil }
-
-    mutating func move(by delta: Int, listHeight: Int) {
-        guard !items.isEmpty else { return }
-        cursor = min(max(0, cursor + delta), items.count - 1)
-        if cursor < top { top = cursor }
-        if cursor >= top + listHeight { top = cursor - listHeight + 1 }
     }
 }

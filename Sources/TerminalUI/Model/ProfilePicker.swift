@@ -20,7 +20,7 @@ public struct ProfileSummary: Sendable, Hashable {
 
 /// The profile picker (`O`): the profiles file's tables; Enter loads one
 /// over the target and replaces the fields and headers.
-public struct ProfilePicker: Sendable, Hashable {
+public struct ProfilePicker: ScrollingList, Sendable, Hashable {
     public var items: [ProfileSummary]
     public var cursor = 0
     public var top = 0
@@ -34,14 +34,5 @@ public struct ProfilePicker: Sendable, Hashable {
         self.isLoading = isLoading
         self.error = error
         self.path = path
-    }
-
-    public var selected: ProfileSummary? { items.indices.contains(cursor) ? items[cursor] : nil }
-
-    mutating func move(by delta: Int, listHeight: Int) {
-        guard !items.isEmpty else { return }
-        cursor = min(max(0, cursor + delta), items.count - 1)
-        if cursor < top { top = cursor }
-        if cursor >= top + listHeight { top = cursor - listHeight + 1 }
     }
 }

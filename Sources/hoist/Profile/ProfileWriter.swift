@@ -82,22 +82,10 @@ extension Profile {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// A TOML basic string of `text` as it stands (`${VAR}` stays a reference).
+    /// A TOML basic string of `text` as it stands (`${VAR}` stays a
+    /// reference). TOML's escapes are JSON's, plus DEL.
     static func quote(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
-                out += String(format: "\\u%04X", scalar.value)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
+        "\"" + JSONValue.escaped(text, needsEscape: { $0.value < 0x20 || $0.value == 0x7F }) + "\""
     }
 
     /// A value typed in the UI: a `${` in it is meant literally.
