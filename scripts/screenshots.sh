@@ -58,3 +58,26 @@ wait_for "Keys"
 sleep 0.3
 capture help
 keys Escape
+
+# 5. After a crash: `hoist send` killed with SIGKILL mid-batch, one file then
+#    changed, and `hoist` started again over the same state folder.
+home="$work/home"; mkdir -p "$home/scans"
+for i in $(seq -w 1 24); do head -c $((150000 + 10#$i * 7000)) /dev/urandom >"$home/scans/扫描件 $i.jpg"; done
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+"$bin" receive --port "$port" --dir "$work/received" --read-rate 300000 >/dev/null 2>&1 &
+receiver=$!
+trap 'kill $receiver 2>/dev/null || true; tmux kill-session -t "$session" 2>/dev/null || true; rm -rf "$work"' EXIT
+sleep 1
+HOME="$home" XDG_STATE_HOME= "$bin" send "http://127.0.0.1:$port/upload" --each "image=@$home/scans/*.jpg" \
+  -F user_id=42 -H "Authorization: Bearer demo-token" --concurrency 2 -s >/dev/null 2>&1 &
+sender=$!
+sleep 2.5
+kill -9 "$sender"; wait "$sender" 2>/dev/null || true
+head -c 1000 /dev/urandom >>"$home/scans/扫描件 24.jpg"  # the last: still queued at the kill
+tmux kill-session -t "$session"
+tmux -f /dev/null new-session -d -s "$session" -x "$cols" -y "$rows" -c "$home" \
+  env HOME="$home" XDG_STATE_HOME= XDG_CONFIG_HOME= LANG=C.UTF-8 TERM=tmux-256color "$bin"
+wait_for "R resumes"
+keys 3 G
+sleep 0.5
+capture interrupted

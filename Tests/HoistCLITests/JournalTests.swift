@@ -134,11 +134,11 @@ import Testing
 
             // The vanished one, selected: its problem in the Response pane; c drops it.
             try await tmux.press("3", "g")
-            screen = try await tmux.waitFor("the vanished file's problem") { $0.text.contains("a-big.bin is gone") || $0.text.contains("a-big.bin") && $0.text.contains("is gone") }
+            screen = try await tmux.waitFor("the vanished file's problem") { $0.text.contains("! a-big.bin is gone since it was queued") }
             try await tmux.press("c")
             // The changed one: r sends it as it is now, on purpose.
             try await tmux.press("j")
-            try await tmux.waitFor("the changed file's problem") { $0.text.contains("b-changed.bin") && $0.text.contains("changed size") }
+            try await tmux.waitFor("the changed file's problem") { $0.text.contains("! b-changed.bin changed size since it was queued (1000 → 1500 bytes)") }
             try await tmux.press("r")
             screen = try await tmux.waitFor("the changed one sent") { $0.text.contains("✔ 2 ") && $0.text.contains("⊘ 1") }
             #expect(Self.savedHashes(saved).contains(sha256(now)))

@@ -15,11 +15,18 @@ struct Tmux {
     /// Starts `bash` in a `width`×`height` pane, in `directory`, with a UTF-8 locale.
     static func start(width: Int, height: Int, directory: String) async throws -> Tmux {
         let session = "hoist-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        let result = try await tmux([
+        let arguments = [
             "-f", "/dev/null", "new-session", "-d", "-s", session, "-x", "\(width)", "-y", "\(height)", "-c", directory,
             "env", "-i", "PATH=/usr/bin:/bin", "HOME=\(directory)", "TERM=tmux-256color", "LANG=C.UTF-8", "PS1=$ ",
             "bash", "--norc", "--noprofile",
-        ])
+        ]
+        var result = try await tmux(arguments)
+        // The last session of another test may be closing the server at this
+        // very moment ("server exited unexpectedly"): then start it again.
+        for _ in 0..<5 where result.status != 0 && result.stderr.contains("server exited") {
+            try await Task.sleep(for: .milliseconds(200))
+            result = try await tmux(arguments)
+        }
         guard result.status == 0 else { throw TmuxError(message: "tmux new-session failed: \(result.stderr)") }
         return Tmux(session: session)
     }

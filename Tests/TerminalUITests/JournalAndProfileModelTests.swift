@@ -12,7 +12,7 @@ import UploadEngine
         m.journaled = true
         for snapshot in [
             Fixtures.task(1, "扫描 1.jpg", state: .interrupted(problem: nil), total: 210_000),
-            Fixtures.task(2, "扫描 2.jpg", state: .interrupted(problem: "/data/扫描 2.jpg changed size after the upload was queued"), total: 4000),
+            Fixtures.task(2, "扫描 2.jpg", state: .interrupted(problem: "扫描 2.jpg changed size since it was queued\n/data/扫描 2.jpg"), total: 4000),
             Fixtures.task(3, "done.bin", state: .succeeded, sent: 10, total: 10),
         ] {
             _ = m.update(.engine(.added(snapshot)))
@@ -53,7 +53,8 @@ import UploadEngine
         #expect(rows.contains { $0.contains("↯ 扫描 1.jpg") && $0.contains("resumable") }, "\(screen.joined(separator: "\n"))")
         #expect(rows.contains { $0.contains("! 扫描 2.jpg") && $0.contains("changed") })
         #expect(screen.contains { $0.contains("3 tasks  ✔ 1  ↯ 2") })
-        #expect(screen.contains { $0.contains("! /data/扫描 2.jpg changed size after the upload was queued") })
+        #expect(screen.contains { $0.contains("! 扫描 2.jpg changed size since it was queued") })
+        #expect(screen.contains { $0.contains("│  /data/扫描 2.jpg") })
         #expect(screen.contains { $0.contains("R leaves it alone; r sends the file as it is now, c drops it") })
         #expect(screen.last?.contains("R resume all") == true)
 

@@ -99,10 +99,10 @@ public struct ResponseDocument: Sendable {
         case .interrupted(nil):
             return [note("interrupted: the hoist that queued it stopped before it finished"), note("R resumes every interrupted upload; c drops this one")]
         case .interrupted(let problem?):
-            return [
-                Line(spans: [Span("! " + ResponseText.displayable(problem), Style.fg(.red))]),
-                note("R leaves it alone; r sends the file as it is now, c drops it"),
-            ]
+            let lines = ResponseText.lines(problem).enumerated().map { index, text in
+                Line(spans: [Span((index == 0 ? "! " : "  ") + text, index == 0 ? Style.fg(.red) : Style.plain.dimmed)])
+            }
+            return lines + [note("R leaves it alone; r sends the file as it is now, c drops it")]
         }
     }
 

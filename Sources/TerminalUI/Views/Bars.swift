@@ -15,7 +15,8 @@ enum Bars {
         let rightParts = rect.width < 100 ? [] : [model.profile.map { "profile \($0)" }, mode.isEmpty ? nil : mode].compactMap { $0 }
         let info = rightParts.map { " \($0) │" }.joined()
         let rightWidth = TextWidth.columns(of: info) + TextWidth.columns(of: queueText)
-        let target = "│ \(model.target.method.rawValue) \(Secrets.displayURL(model.target.url)) · \(model.target.bodyKind.rawValue) "
+        let url = model.target.url.isEmpty ? "no target URL (t sets one)" : Secrets.displayURL(model.target.url)
+        let target = "│ \(model.target.method.rawValue) \(url) · \(model.target.bodyKind.rawValue) "
         grid.put(target, x: x, y: rect.y, style: bar, maxWidth: max(0, rect.maxX - x - rightWidth - 1), clip: rect)
         if rect.width - (x - rect.x) > rightWidth + 10 {
             let queueStyle = queue.isPaused ? Style(foreground: .yellow, reverse: true).bolded : bar.bolded

@@ -63,17 +63,25 @@ struct JournalFile: Codable, Sendable, Equatable {
     }
 
     /// Why the file is not what was queued: gone, replaced, resized or
-    /// rewritten; `nil` when it is the same.
+    /// rewritten; `nil` when it is the same. The name leads, the full path
+    /// follows on a line of its own.
     func change() -> String? {
-        guard let now = JournalFile(path: path) else {
-            return "\(path) is gone: it was there when the upload was queued"
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        let why: String
+        if let now = JournalFile(path: path) {
+            if now.device != device || now.inode != inode {
+                why = "was replaced since it was queued"
+            } else if now.size != size {
+                why = "changed size since it was queued (\(size) → \(now.size) bytes)"
+            } else if now.modifiedSeconds != modifiedSeconds || now.modifiedNanoseconds != modifiedNanoseconds {
+                why = "was modified since it was queued"
+            } else {
+                return nil
+            }
+        } else {
+            why = "is gone since it was queued"
         }
-        if now.device != device || now.inode != inode { return "\(path) was replaced after the upload was queued" }
-        if now.size != size { return "\(path) changed size after the upload was queued (\(size) bytes then, \(now.size) now)" }
-        if now.modifiedSeconds != modifiedSeconds || now.modifiedNanoseconds != modifiedNanoseconds {
-            return "\(path) was modified after the upload was queued"
-        }
-        return nil
+        return "\(name) \(why)\n\(path)"
     }
 }
 
