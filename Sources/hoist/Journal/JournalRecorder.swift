@@ -4,8 +4,11 @@ import UploadEngine
 
 /// Keeps this process's journal in step with the engine: a task is in it
 /// from the moment it is added until it finishes, and the UI's staging area
-/// is in it too. Each change is written within about 20 ms, coalesced, on
-/// a queue of its own so fsync never holds up the engine or the screen.
+/// is in it too. What could be lost (a new task, a staging change) is written
+/// within about 20 ms; a finished task leaves the journal within a second,
+/// since missing that only means it could be sent twice, never lost. Writes
+/// are coalesced and run on a queue of their own, so fsync never holds up
+/// the engine or the screen.
 final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
     let queue = DispatchQueue(label: "hoist.journal")
     private let writer = DispatchQueue(label: "hoist.journal.write")
@@ -20,7 +23,10 @@ final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
     private var restored: [TaskID: JournalTask] = [:]
     private var workspace: JournalWorkspace?
     private var dirty = false
+    /// When the next write is due, if one is scheduled.
+    private var due: DispatchTime?
     private var writing = false
+    private var urgentWhileWriting = false
     private var stopped = false
     private var warned = false
 
@@ -44,10 +50,12 @@ final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
         case .finished(let task):
             restored[task.id] = nil
             guard tasks.removeValue(forKey: task.id) != nil else { return }
+            changed(urgent: false)
+            return
         case .progress, .queueChanged:
             return
         }
-        changed()
+        changed(urgent: true)
     }
 
     /// The UI's staged files, fields and target, whenever they change.
@@ -56,7 +64,7 @@ final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
             let new = new?.isEmpty == false ? new : nil
             guard !self.stopped, new != self.workspace else { return }
             self.workspace = new
-            self.changed()
+            self.changed(urgent: true)
         }
     }
 
@@ -122,28 +130,32 @@ final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
 
     // MARK: - Writing (on `queue`)
 
-    private func changed() {
+    private func changed(urgent: Bool) {
         dirty = true
-        guard !writing else { return }  // the write under way looks again when it is done
-        writing = true
-        queue.asyncAfter(deadline: .now() + .milliseconds(20)) { self.writePending() }
+        guard !writing else {
+            urgentWhileWriting = urgentWhileWriting || urgent
+            return  // the write under way schedules the next when it is done
+        }
+        let when = DispatchTime.now() + (urgent ? .milliseconds(20) : .seconds(1))
+        if let due, due <= when { return }
+        due = when
+        queue.asyncAfter(deadline: when) { self.writePending(dueAt: when) }
     }
 
-    private func writePending() {
-        guard dirty, !stopped else {
-            writing = false
-            return
-        }
+    private func writePending(dueAt when: DispatchTime) {
+        guard due == when else { return }  // an earlier write took its place
+        due = nil
+        guard dirty, !stopped else { return }
         dirty = false
+        writing = true
         let (bytes, empty) = document()
         writer.async {
             self.save(bytes, empty: empty)
             self.queue.async {
-                if self.dirty {
-                    self.queue.asyncAfter(deadline: .now() + .milliseconds(20)) { self.writePending() }
-                } else {
-                    self.writing = false
-                }
+                self.writing = false
+                let urgent = self.urgentWhileWriting
+                self.urgentWhileWriting = false
+                if self.dirty { self.changed(urgent: urgent) }
             }
         }
     }
