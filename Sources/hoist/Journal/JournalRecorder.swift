@@ -41,7 +41,8 @@ final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
         guard !stopped else { return }
         switch event {
         case .added(let task):
-            tasks[task.id] = encode(restored[task.id] ?? JournalTask(task, files: Self.fingerprints(task.request)))
+            guard tasks[task.id] == nil else { return }  // restored: already in
+            tasks[task.id] = encode(JournalTask(task, files: Self.fingerprints(task.request)))
         case .stateChanged(let task):
             // Resumed or retried on purpose: from now on the files are what is sent.
             guard restored[task.id] != nil, !isInterrupted(task.state) else { return }
@@ -69,8 +70,8 @@ final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
     }
 
     /// Puts the tasks of dead processes' journals back into `engine`, as
-    /// interrupted, keeping their chains. Runs on the journal's queue, so
-    /// each restored task's `.added` event finds its original files here.
+    /// interrupted, keeping their chains, and into this journal with the
+    /// files as they were first queued (their `.added` events come later).
     func restore(_ journalTasks: [JournalTask], into engine: UploadEngine) -> RestoreSummary {
         queue.sync {
             var summary = RestoreSummary()
@@ -90,6 +91,8 @@ final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
                     task.after = after?.rawValue
                     task.problem = problem
                     restored[id] = task
+                    tasks[id] = encode(task)
+                    changed(urgent: true)
                     summary.restored += 1
                     if problem != nil { summary.flagged += 1 }
                 } catch {
@@ -125,8 +128,6 @@ final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
             }
         }
     }
-
-    var isEmpty: Bool { queue.sync { tasks.isEmpty && workspace == nil } }
 
     // MARK: - Writing (on `queue`)
 
