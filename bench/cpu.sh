@@ -42,10 +42,13 @@ cat "$sub"/*.bin >/dev/null
 sink_pid=""
 cleanup() { [ -n "$sink_pid" ] && kill "$sink_pid" 2>/dev/null; true; }
 trap cleanup EXIT
+rm -f "$out/cpu-sink.addr"
 "$out/sink" >"$out/cpu-sink.addr" 2>"$out/cpu-sink.log" &
 sink_pid=$!
-for _ in $(seq 50); do [ -s "$out/cpu-sink.addr" ] && break; sleep 0.1; done
-url="http://$(head -1 "$out/cpu-sink.addr")/upload"
+for _ in $(seq 200); do [ -s "$out/cpu-sink.addr" ] && break; sleep 0.1; done
+addr=$(head -1 "$out/cpu-sink.addr")
+[ -n "$addr" ] || { echo "bench/cpu.sh: the sink did not start: $(cat "$out/cpu-sink.log")" >&2; exit 1; }
+url="http://$addr/upload"
 
 load="$(cut -d' ' -f1-3 /proc/loadavg)"
 declare -A cpu wall
