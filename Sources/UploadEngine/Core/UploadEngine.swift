@@ -44,6 +44,9 @@ public final class UploadEngine: @unchecked Sendable {
         var attempt: HTTPTransport.Attempt?
         var retryTimer: DispatchWorkItem?
         var meter = ProgressMeter()
+        /// The body encoded by `add`, for the first attempt; the transport
+        /// uses it only while every file still matches its snapshot.
+        var prepared: RequestBody?
     }
 
     private let queue = DispatchQueue(label: "hoist.upload-engine")
@@ -83,12 +86,13 @@ public final class UploadEngine: @unchecked Sendable {
     @discardableResult
     public func add(_ request: UploadRequest, priority: TaskPriority = .normal, after dependency: TaskID? = nil) throws(UploadFailure) -> TaskID {
         _ = try HTTPTransport.validate(url: request.url)
-        let total: Int64?
+        let body: RequestBody
         do {
-            total = try request.body.encode().contentLength
+            body = try request.body.encode()
         } catch {
             throw .input(error)
         }
+        let total = body.contentLength
         return queue.sync {
             let identity = request.identity
             if let existing = index.active[identity] {
@@ -102,7 +106,8 @@ public final class UploadEngine: @unchecked Sendable {
                     progress: UploadProgress(totalBytes: total), attempts: 0, response: nil, answeredEarly: false,
                     addedAt: .now, startedAt: nil, finishedAt: nil),
                 sequence: id.rawValue,
-                identity: identity
+                identity: identity,
+                prepared: body
             )
             records[id] = record
             index.added(id, priority: priority, sequence: record.sequence, identity: identity)
@@ -252,6 +257,9 @@ public final class UploadEngine: @unchecked Sendable {
         record.snapshot.response = nil
         record.snapshot.progress = UploadProgress(attempt: number, totalBytes: record.snapshot.progress.totalBytes)
         record.meter.reset(at: now)
+        // Only the first attempt may use the body from `add`: a retry rebuilds it from disk.
+        let prepared = record.prepared
+        record.prepared = nil
         records[id] = record
         emit(.stateChanged(record.snapshot))
 
@@ -261,7 +269,7 @@ public final class UploadEngine: @unchecked Sendable {
             responseStarted: { self.queue.async { self.phaseChanged(id, attempt: number, event: .responseStarted) } },
             completed: { outcome in self.queue.async { self.completed(id, attempt: number, outcome: outcome) } }
         )
-        let attempt = transport.start(record.snapshot.request, attempt: number, callbacks: callbacks)
+        let attempt = transport.start(record.snapshot.request, attempt: number, prepared: prepared, callbacks: callbacks)
         records[id]?.attempt = attempt
         if let length = attempt.contentLength.withLockedValue({ $0 }) {
             records[id]?.snapshot.progress.totalBytes = length
