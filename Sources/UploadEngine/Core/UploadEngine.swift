@@ -265,8 +265,18 @@ public final class UploadEngine: @unchecked Sendable {
 
         let callbacks = HTTPTransport.Callbacks(
             progress: { bytes in self.queue.async { self.progressed(id, attempt: number, bytes: bytes) } },
-            bodySent: { self.queue.async { self.phaseChanged(id, attempt: number, event: .bodySent) } },
-            responseStarted: { self.queue.async { self.phaseChanged(id, attempt: number, event: .responseStarted) } },
+            bodySent: { bytes in
+                self.queue.async {
+                    self.progressed(id, attempt: number, bytes: bytes)
+                    self.phaseChanged(id, attempt: number, event: .bodySent)
+                }
+            },
+            responseStarted: { bytes in
+                self.queue.async {
+                    self.progressed(id, attempt: number, bytes: bytes)
+                    self.phaseChanged(id, attempt: number, event: .responseStarted)
+                }
+            },
             completed: { outcome in self.queue.async { self.completed(id, attempt: number, outcome: outcome) } }
         )
         let attempt = transport.start(record.snapshot.request, attempt: number, prepared: prepared, callbacks: callbacks)

@@ -22,9 +22,12 @@ final class HTTPTransport: Sendable {
     }
 
     struct Callbacks: Sendable {
+        /// Bytes written so far.
         var progress: @Sendable (Int64) -> Void
-        var bodySent: @Sendable () -> Void
-        var responseStarted: @Sendable () -> Void
+        /// The body's last byte was written; carries the bytes written.
+        var bodySent: @Sendable (Int64) -> Void
+        /// The answer began before the body was sent; carries the bytes written.
+        var responseStarted: @Sendable (Int64) -> Void
         var completed: @Sendable (Outcome) -> Void
     }
 
