@@ -160,8 +160,9 @@ final class HTTPTransport: Sendable {
     ) {
         let httpRequest: HTTPClient.Request
         do {
+            // The URL parsed by `validate`, not its string: AsyncHTTPClient would parse that again.
             httpRequest = try HTTPClient.Request(
-                url: url.absoluteString, method: HTTPMethod(rawValue: request.method.rawValue), headers: headers, body: body)
+                url: url, method: HTTPMethod(rawValue: request.method.rawValue), headers: headers, body: body)
         } catch {
             callbacks.completed(
                 Outcome(result: .failure(.invalidURL(request.url, reason: "\(error)")), bytesSent: 0, answeredEarly: false, retryAfter: nil))
