@@ -4,6 +4,8 @@
 # something else: the binaries run interleaved, round after round, so a
 # change in the machine's load hits them alike, and the figure compared is
 # CPU time (user + sys), which a busy machine disturbs far less than wall time.
+# It also prints the voluntary context switches (thread wake-ups and waits),
+# which hardly depend on the load at all.
 #
 # Usage: bench/cpu.sh [-n ROUNDS] [-f FILES] [-- EXTRA HOIST ARGS] BIN [BIN ...]
 #   e.g. cp .build/release/hoist /tmp/hoist.before; ...change, build...;
@@ -51,19 +53,20 @@ addr=$(head -1 "$out/cpu-sink.addr")
 url="http://$addr/upload"
 
 load="$(cut -d' ' -f1-3 /proc/loadavg)"
-declare -A cpu wall
+declare -A cpu wall cs
 for r in $(seq "$rounds"); do
   n=0
   for bin in "$@"; do
     n=$((n + 1))
     t0=$(date +%s.%N)
-    /usr/bin/time -f "%U %S" -o "$out/cpu.time" "$bin" send "$url" --each "file=@$sub/*.bin" \
+    /usr/bin/time -f "%U %S %w" -o "$out/cpu.time" "$bin" send "$url" --each "file=@$sub/*.bin" \
       --concurrency 8 --json "${extra[@]}" >"$out/cpu.out" 2>"$out/cpu.err" ||
       { cat "$out/cpu.err" >&2; echo "bench/cpu.sh: $bin failed" >&2; exit 1; }
     t1=$(date +%s.%N)
     ok=$(grep -c '"ok":true' "$out/cpu.out" || true)
     [ "$ok" = "$many" ] || { echo "bench/cpu.sh: $bin: $ok of $many tasks ok" >&2; exit 1; }
     cpu[$n]+="$(awk '{printf "%.2f", $1 + $2}' "$out/cpu.time") "
+    cs[$n]+="$(awk '{print $3}' "$out/cpu.time") "
     wall[$n]+="$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f", b - a}') "
   done
 done
@@ -73,7 +76,7 @@ echo "$many tasks, 8 at a time, $rounds rounds interleaved; load average before:
 n=0
 for bin in "$@"; do
   n=$((n + 1))
-  printf '%-40s CPU median %5.2f s  (min %5.2f, max %5.2f)  wall median %6.3f s\n' "$bin" \
+  printf '%-40s CPU median %5.2f s  (min %5.2f, max %5.2f)  wall median %6.3f s  voluntary switches median %6d\n' "$bin" \
     "$(echo "${cpu[$n]}" | median)" "$(echo "${cpu[$n]}" | tr ' ' '\n' | grep . | sort -g | head -1)" \
-    "$(echo "${cpu[$n]}" | tr ' ' '\n' | grep . | sort -g | tail -1)" "$(echo "${wall[$n]}" | median)"
+    "$(echo "${cpu[$n]}" | tr ' ' '\n' | grep . | sort -g | tail -1)" "$(echo "${wall[$n]}" | median)" "$(echo "${cs[$n]}" | median)"
 done

@@ -457,7 +457,9 @@ public final class UploadEngine: @unchecked Sendable {
         let batch = outbox
         outbox = []
         for monitor in monitors {
-            monitor.queue.async { for event in batch { monitor.handle(event) } }
+            let events = batch.allSatisfy(monitor.wants) ? batch : batch.filter(monitor.wants)
+            guard !events.isEmpty else { continue }
+            monitor.queue.async { for event in events { monitor.handle(event) } }
         }
     }
 }

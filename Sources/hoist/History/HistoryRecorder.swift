@@ -20,6 +20,12 @@ final class HistoryRecorder: UploadEventMonitor, @unchecked Sendable {
         self.secretFields = secretFields
     }
 
+    /// Only finished tasks are recorded.
+    func wants(_ event: UploadEvent) -> Bool {
+        if case .finished = event { return true }
+        return false
+    }
+
     func handle(_ event: UploadEvent) {
         guard case .finished(let task) = event else { return }
         pending.append(HistoryEntry.make(for: task, secretFields: secretFields()).compactJSON)
