@@ -36,7 +36,10 @@ public final class UploadEngine: @unchecked Sendable {
         }
     }
 
-    private struct Record {
+    /// One task's state. A class, so the engine reads and changes a task in
+    /// place instead of copying the whole record (request, snapshot, body)
+    /// out of the dictionary and back on every event.
+    private final class Record {
         var snapshot: TaskSnapshot
         var machine = UploadTaskStateMachine()
         var sequence: Int
@@ -47,6 +50,13 @@ public final class UploadEngine: @unchecked Sendable {
         /// The body encoded by `add`, for the first attempt; the transport
         /// uses it only while every file still matches its snapshot.
         var prepared: RequestBody?
+
+        init(snapshot: TaskSnapshot, sequence: Int, identity: UploadRequest, prepared: RequestBody?) {
+            self.snapshot = snapshot
+            self.sequence = sequence
+            self.identity = identity
+            self.prepared = prepared
+        }
     }
 
     private let queue = DispatchQueue(label: "hoist.upload-engine")
@@ -232,11 +242,10 @@ public final class UploadEngine: @unchecked Sendable {
     /// Applies an event to a task's state machine and keeps the indexes in step.
     @discardableResult
     private func transition(_ id: TaskID, _ event: UploadTaskStateMachine.Event) -> UploadTaskStateMachine.Action? {
-        guard var record = records[id] else { return nil }
+        guard let record = records[id] else { return nil }
         let old = record.snapshot.state
         guard let action = record.machine.handle(event) else { return nil }
         record.snapshot.state = record.machine.state
-        records[id] = record
         index.moved(id, from: old, to: record.snapshot.state, priority: record.snapshot.priority, sequence: record.sequence, identity: record.identity)
         return action
     }
@@ -249,7 +258,7 @@ public final class UploadEngine: @unchecked Sendable {
     }
 
     private func start(_ id: TaskID) {
-        guard case .startAttempt(let number)? = transition(id, .start), var record = records[id] else { return }
+        guard case .startAttempt(let number)? = transition(id, .start), let record = records[id] else { return }
         let now = ContinuousClock.now
         record.snapshot.attempts = number
         record.snapshot.startedAt = record.snapshot.startedAt ?? now
@@ -260,7 +269,6 @@ public final class UploadEngine: @unchecked Sendable {
         // Only the first attempt may use the body from `add`: a retry rebuilds it from disk.
         let prepared = record.prepared
         record.prepared = nil
-        records[id] = record
         emit(.stateChanged(record.snapshot))
 
         let callbacks = HTTPTransport.Callbacks(
@@ -292,13 +300,12 @@ public final class UploadEngine: @unchecked Sendable {
     }
 
     private func progressed(_ id: TaskID, attempt: Int, bytes: Int64) {
-        guard isCurrent(id, attempt: attempt), var record = records[id] else { return }
-        updateProgress(&record, bytes: bytes)
-        records[id] = record
+        guard isCurrent(id, attempt: attempt), let record = records[id] else { return }
+        updateProgress(record, bytes: bytes)
         emit(.progress(record.snapshot))
     }
 
-    private func updateProgress(_ record: inout Record, bytes: Int64) {
+    private func updateProgress(_ record: Record, bytes: Int64) {
         var progress = record.snapshot.progress
         // Never backwards, never past the total.
         var sent = max(progress.bytesSent, bytes)
@@ -316,9 +323,9 @@ public final class UploadEngine: @unchecked Sendable {
     }
 
     private func completed(_ id: TaskID, attempt: Int, outcome: HTTPTransport.Outcome) {
-        guard isCurrent(id, attempt: attempt), var record = records[id] else { return }
+        guard isCurrent(id, attempt: attempt), let record = records[id] else { return }
         record.attempt = nil
-        updateProgress(&record, bytes: outcome.bytesSent)
+        updateProgress(record, bytes: outcome.bytesSent)
         record.snapshot.progress.eta = nil
         // A response that overtook the last write's completion is not early: only missing bytes make it so.
         let total = record.snapshot.progress.totalBytes
@@ -349,7 +356,6 @@ public final class UploadEngine: @unchecked Sendable {
         } else {
             event = .attemptSucceeded
         }
-        records[id] = record
         let action = transition(id, event)
         switch action {
         case .scheduleRetry(let delay)?:
@@ -376,12 +382,11 @@ public final class UploadEngine: @unchecked Sendable {
     }
 
     private func cancelOnQueue(_ id: TaskID, reason: String) {
-        guard let action = transition(id, .cancel(reason: reason)), var record = records[id] else { return }
+        guard let action = transition(id, .cancel(reason: reason)), let record = records[id] else { return }
         record.retryTimer?.cancel()
         record.retryTimer = nil
         if action == .stopAttemptAndFinish { record.attempt?.cancel() }
         record.attempt = nil
-        records[id] = record
         finished(id)
         pump()
     }
@@ -403,9 +408,8 @@ public final class UploadEngine: @unchecked Sendable {
     }
 
     private func finished(_ id: TaskID) {
-        guard var record = records[id] else { return }
+        guard let record = records[id] else { return }
         record.snapshot.finishedAt = .now
-        records[id] = record
         emit(.finished(record.snapshot))
         deliverOutbox()
         for waiter in waiters.removeValue(forKey: id) ?? [] { waiter.resume(returning: record.snapshot) }
