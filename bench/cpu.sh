@@ -7,7 +7,9 @@
 # It also prints the voluntary context switches (thread wake-ups and waits),
 # which hardly depend on the load at all.
 #
-# Usage: bench/cpu.sh [-n ROUNDS] [-f FILES] [-- EXTRA HOIST ARGS] BIN [BIN ...]
+# Usage: bench/cpu.sh [-n ROUNDS] [-f FILES] [-x HOIST_ARG]... BIN [BIN ...]
+#   -n rounds (default 11), -f the first FILES of the 1,000 inputs, -x an
+#   argument added to every hoist command (e.g. -x --no-history)
 #   e.g. cp .build/release/hoist /tmp/hoist.before; ...change, build...;
 #        bench/cpu.sh -n 15 /tmp/hoist.before .build/release/hoist
 # Needs the sink (bench/send.sh builds it into bench/out/sink) and the
