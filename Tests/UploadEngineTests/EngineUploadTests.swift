@@ -38,6 +38,55 @@ import Testing
         }
     }
 
+    /// The body `add` encoded is not sent for a file that changed while the
+    /// task waited: it is encoded again, with the file as it is now.
+    @Test func aFileRewrittenWhileQueuedIsSentAsItIsNow() async throws {
+        try await Harness.run { h in
+            _ = randomFile(h, "photo.jpg", size: 10, seed: 1)
+            h.engine.pause()
+            let path = h.files.path + "/photo.jpg"
+            let id = try h.engine.add(UploadRequest(url: h.url, body: .multipart(MultipartForm(parts: [.file("f", path: path)]))))
+            let rewritten = randomFile(h, "photo.jpg", size: 20_000, seed: 2)
+            #expect(rewritten.path == path)
+            h.engine.resume()
+            let done = try await h.finish(id)
+            #expect(done.state == .succeeded)
+            #expect(done.attempts == 1)
+            #expect(try received(done).files.first?.sha256 == sha256(rewritten.bytes))
+            #expect(done.progress.totalBytes == (try received(done).bodyBytes))
+            #expect(done.progress.bytesSent == done.progress.totalBytes)
+        }
+    }
+
+    /// A monitor is handed only the events it wants; the others still get all.
+    @Test func aMonitorGetsOnlyTheEventsItWants() async throws {
+        try await Harness.run { h in
+            let all = EventLog()
+            let finishedOnly = FinishedOnlyLog()
+            let engine = UploadEngine(configuration: .init(concurrency: 2, environment: [:]), monitors: [all, finishedOnly])
+            var ids: [TaskID] = []
+            for index in 0..<3 {
+                let file = randomFile(h, "f\(index).bin", size: 1_000, seed: UInt64(index))
+                ids.append(try engine.add(UploadRequest(url: h.url, body: .multipart(MultipartForm(parts: [.file("f", path: file.path)])))))
+            }
+            await engine.waitUntilIdle()
+            await engine.shutdown()
+            let finished = finishedOnly.all().compactMap { if case .finished(let s) = $0 { s.id } else { nil } }
+            #expect(finishedOnly.all().count == 3)
+            #expect(Set(finished) == Set(ids))
+            let kinds = Set(all.all().map { event -> String in
+                switch event {
+                case .added: "added"
+                case .stateChanged: "stateChanged"
+                case .progress: "progress"
+                case .finished: "finished"
+                case .queueChanged: "queueChanged"
+                }
+            })
+            #expect(kinds.isSuperset(of: ["added", "stateChanged", "progress", "finished"]))
+        }
+    }
+
     @Test func threadPoolReadsAsOverTLSGiveTheSameBytes() async throws {
         try await Harness.run(sendfile: false) { h in
             let big = randomFile(h, "big.bin", size: 5_000_001, seed: 8)
@@ -166,4 +215,23 @@ func randomFile(_ h: Harness, _ name: String, size: Int, seed: UInt64) -> (name:
     var generator = SeededGenerator(state: seed)
     let bytes = randomBytes(size, using: &generator)
     return (name, h.files.file(name, bytes), bytes)
+}
+
+/// An event log that asks for finished tasks only.
+final class FinishedOnlyLog: UploadEventMonitor, @unchecked Sendable {
+    private let log = EventLog()
+    var queue: DispatchQueue { log.queue }
+
+    func wants(_ event: UploadEvent) -> Bool {
+        if case .finished = event { return true }
+        return false
+    }
+
+    func handle(_ event: UploadEvent) {
+        log.handle(event)
+    }
+
+    func all() -> [UploadEvent] {
+        log.all()
+    }
 }

@@ -36,7 +36,10 @@ public final class UploadEngine: @unchecked Sendable {
         }
     }
 
-    private struct Record {
+    /// One task's state. A class, so the engine reads and changes a task in
+    /// place instead of copying the whole record (request, snapshot, body)
+    /// out of the dictionary and back on every event.
+    private final class Record {
         var snapshot: TaskSnapshot
         var machine = UploadTaskStateMachine()
         var sequence: Int
@@ -44,6 +47,16 @@ public final class UploadEngine: @unchecked Sendable {
         var attempt: HTTPTransport.Attempt?
         var retryTimer: DispatchWorkItem?
         var meter = ProgressMeter()
+        /// The body encoded by `add`, for the first attempt; the transport
+        /// uses it only while every file still matches its snapshot.
+        var prepared: RequestBody?
+
+        init(snapshot: TaskSnapshot, sequence: Int, identity: UploadRequest, prepared: RequestBody?) {
+            self.snapshot = snapshot
+            self.sequence = sequence
+            self.identity = identity
+            self.prepared = prepared
+        }
     }
 
     private let queue = DispatchQueue(label: "hoist.upload-engine")
@@ -83,12 +96,13 @@ public final class UploadEngine: @unchecked Sendable {
     @discardableResult
     public func add(_ request: UploadRequest, priority: TaskPriority = .normal, after dependency: TaskID? = nil) throws(UploadFailure) -> TaskID {
         _ = try HTTPTransport.validate(url: request.url)
-        let total: Int64?
+        let body: RequestBody
         do {
-            total = try request.body.encode().contentLength
+            body = try request.body.encode()
         } catch {
             throw .input(error)
         }
+        let total = body.contentLength
         return queue.sync {
             let identity = request.identity
             if let existing = index.active[identity] {
@@ -102,7 +116,8 @@ public final class UploadEngine: @unchecked Sendable {
                     progress: UploadProgress(totalBytes: total), attempts: 0, response: nil, answeredEarly: false,
                     addedAt: .now, startedAt: nil, finishedAt: nil),
                 sequence: id.rawValue,
-                identity: identity
+                identity: identity,
+                prepared: body
             )
             records[id] = record
             index.added(id, priority: priority, sequence: record.sequence, identity: identity)
@@ -272,11 +287,10 @@ public final class UploadEngine: @unchecked Sendable {
     /// Applies an event to a task's state machine and keeps the indexes in step.
     @discardableResult
     private func transition(_ id: TaskID, _ event: UploadTaskStateMachine.Event) -> UploadTaskStateMachine.Action? {
-        guard var record = records[id] else { return nil }
+        guard let record = records[id] else { return nil }
         let old = record.snapshot.state
         guard let action = record.machine.handle(event) else { return nil }
         record.snapshot.state = record.machine.state
-        records[id] = record
         index.moved(id, from: old, to: record.snapshot.state, priority: record.snapshot.priority, sequence: record.sequence, identity: record.identity)
         return action
     }
@@ -289,7 +303,7 @@ public final class UploadEngine: @unchecked Sendable {
     }
 
     private func start(_ id: TaskID) {
-        guard case .startAttempt(let number)? = transition(id, .start), var record = records[id] else { return }
+        guard case .startAttempt(let number)? = transition(id, .start), let record = records[id] else { return }
         let now = ContinuousClock.now
         record.snapshot.attempts = number
         record.snapshot.startedAt = record.snapshot.startedAt ?? now
@@ -297,16 +311,28 @@ public final class UploadEngine: @unchecked Sendable {
         record.snapshot.response = nil
         record.snapshot.progress = UploadProgress(attempt: number, totalBytes: record.snapshot.progress.totalBytes)
         record.meter.reset(at: now)
-        records[id] = record
+        // Only the first attempt may use the body from `add`: a retry rebuilds it from disk.
+        let prepared = record.prepared
+        record.prepared = nil
         emit(.stateChanged(record.snapshot))
 
         let callbacks = HTTPTransport.Callbacks(
             progress: { bytes in self.queue.async { self.progressed(id, attempt: number, bytes: bytes) } },
-            bodySent: { self.queue.async { self.phaseChanged(id, attempt: number, event: .bodySent) } },
-            responseStarted: { self.queue.async { self.phaseChanged(id, attempt: number, event: .responseStarted) } },
+            bodySent: { bytes in
+                self.queue.async {
+                    self.progressed(id, attempt: number, bytes: bytes)
+                    self.phaseChanged(id, attempt: number, event: .bodySent)
+                }
+            },
+            responseStarted: { bytes in
+                self.queue.async {
+                    self.progressed(id, attempt: number, bytes: bytes)
+                    self.phaseChanged(id, attempt: number, event: .responseStarted)
+                }
+            },
             completed: { outcome in self.queue.async { self.completed(id, attempt: number, outcome: outcome) } }
         )
-        let attempt = transport.start(record.snapshot.request, attempt: number, callbacks: callbacks)
+        let attempt = transport.start(record.snapshot.request, attempt: number, prepared: prepared, callbacks: callbacks)
         records[id]?.attempt = attempt
         if let length = attempt.contentLength.withLockedValue({ $0 }) {
             records[id]?.snapshot.progress.totalBytes = length
@@ -319,13 +345,12 @@ public final class UploadEngine: @unchecked Sendable {
     }
 
     private func progressed(_ id: TaskID, attempt: Int, bytes: Int64) {
-        guard isCurrent(id, attempt: attempt), var record = records[id] else { return }
-        updateProgress(&record, bytes: bytes)
-        records[id] = record
+        guard isCurrent(id, attempt: attempt), let record = records[id] else { return }
+        updateProgress(record, bytes: bytes)
         emit(.progress(record.snapshot))
     }
 
-    private func updateProgress(_ record: inout Record, bytes: Int64) {
+    private func updateProgress(_ record: Record, bytes: Int64) {
         var progress = record.snapshot.progress
         // Never backwards, never past the total.
         var sent = max(progress.bytesSent, bytes)
@@ -343,9 +368,9 @@ public final class UploadEngine: @unchecked Sendable {
     }
 
     private func completed(_ id: TaskID, attempt: Int, outcome: HTTPTransport.Outcome) {
-        guard isCurrent(id, attempt: attempt), var record = records[id] else { return }
+        guard isCurrent(id, attempt: attempt), let record = records[id] else { return }
         record.attempt = nil
-        updateProgress(&record, bytes: outcome.bytesSent)
+        updateProgress(record, bytes: outcome.bytesSent)
         record.snapshot.progress.eta = nil
         // A response that overtook the last write's completion is not early: only missing bytes make it so.
         let total = record.snapshot.progress.totalBytes
@@ -376,7 +401,6 @@ public final class UploadEngine: @unchecked Sendable {
         } else {
             event = .attemptSucceeded
         }
-        records[id] = record
         let action = transition(id, event)
         switch action {
         case .scheduleRetry(let delay)?:
@@ -403,12 +427,11 @@ public final class UploadEngine: @unchecked Sendable {
     }
 
     private func cancelOnQueue(_ id: TaskID, reason: String) {
-        guard let action = transition(id, .cancel(reason: reason)), var record = records[id] else { return }
+        guard let action = transition(id, .cancel(reason: reason)), let record = records[id] else { return }
         record.retryTimer?.cancel()
         record.retryTimer = nil
         if action == .stopAttemptAndFinish { record.attempt?.cancel() }
         record.attempt = nil
-        records[id] = record
         finished(id)
         pump()
     }
@@ -430,9 +453,8 @@ public final class UploadEngine: @unchecked Sendable {
     }
 
     private func finished(_ id: TaskID) {
-        guard var record = records[id] else { return }
+        guard let record = records[id] else { return }
         record.snapshot.finishedAt = .now
-        records[id] = record
         emit(.finished(record.snapshot))
         deliverOutbox()
         for waiter in waiters.removeValue(forKey: id) ?? [] { waiter.resume(returning: record.snapshot) }
@@ -484,7 +506,9 @@ public final class UploadEngine: @unchecked Sendable {
         let batch = outbox
         outbox = []
         for monitor in monitors {
-            monitor.queue.async { for event in batch { monitor.handle(event) } }
+            let events = batch.allSatisfy(monitor.wants) ? batch : batch.filter(monitor.wants)
+            guard !events.isEmpty else { continue }
+            monitor.queue.async { for event in events { monitor.handle(event) } }
         }
     }
 }

@@ -38,6 +38,15 @@ public struct QueueStatus: Sendable, Hashable {
 public protocol UploadEventMonitor: Sendable {
     var queue: DispatchQueue { get }
     func handle(_ event: UploadEvent)
+    /// Whether `handle` should get this event. The engine asks on its own
+    /// queue, before it hands a batch over; a batch the monitor wants
+    /// nothing of is not sent at all, which spares a thread wake-up. Answer
+    /// from immutable state only. By default, every event.
+    func wants(_ event: UploadEvent) -> Bool
+}
+
+extension UploadEventMonitor {
+    public func wants(_ event: UploadEvent) -> Bool { true }
 }
 
 /// An event monitor made of a queue and a closure.

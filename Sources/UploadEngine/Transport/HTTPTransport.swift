@@ -22,9 +22,12 @@ final class HTTPTransport: Sendable {
     }
 
     struct Callbacks: Sendable {
+        /// Bytes written so far.
         var progress: @Sendable (Int64) -> Void
-        var bodySent: @Sendable () -> Void
-        var responseStarted: @Sendable () -> Void
+        /// The body's last byte was written; carries the bytes written.
+        var bodySent: @Sendable (Int64) -> Void
+        /// The answer began before the body was sent; carries the bytes written.
+        var responseStarted: @Sendable (Int64) -> Void
         var completed: @Sendable (Outcome) -> Void
     }
 
@@ -79,7 +82,10 @@ final class HTTPTransport: Sendable {
         return parsed
     }
 
-    func start(_ request: UploadRequest, attempt number: Int, callbacks: Callbacks) -> Attempt {
+    /// Starts one attempt. `prepared` is the body as `add` encoded it: it is
+    /// sent as it is when every file in it still matches its snapshot (what
+    /// encoding again would find), and encoded again otherwise.
+    func start(_ request: UploadRequest, attempt number: Int, prepared: RequestBody? = nil, callbacks: Callbacks) -> Attempt {
         let attempt = Attempt()
         let started = ContinuousClock.now
         @Sendable func fail(_ failure: UploadFailure) {
@@ -89,7 +95,11 @@ final class HTTPTransport: Sendable {
         let body: RequestBody
         do {
             url = try Self.validate(url: request.url)
-            body = try request.body.encode()
+            if let prepared, prepared.filesMatchSnapshots() {
+                body = prepared
+            } else {
+                body = try request.body.encode()
+            }
         } catch let failure as UploadFailure {
             fail(failure)
             return attempt
@@ -150,8 +160,9 @@ final class HTTPTransport: Sendable {
     ) {
         let httpRequest: HTTPClient.Request
         do {
+            // The URL parsed by `validate`, not its string: AsyncHTTPClient would parse that again.
             httpRequest = try HTTPClient.Request(
-                url: url.absoluteString, method: HTTPMethod(rawValue: request.method.rawValue), headers: headers, body: body)
+                url: url, method: HTTPMethod(rawValue: request.method.rawValue), headers: headers, body: body)
         } catch {
             callbacks.completed(
                 Outcome(result: .failure(.invalidURL(request.url, reason: "\(error)")), bytesSent: 0, answeredEarly: false, retryAfter: nil))
@@ -222,6 +233,32 @@ final class HTTPTransport: Sendable {
             return Array(clients?.values ?? [:].values)
         }
         for client in all { try? await client.shutdown() }
+    }
+}
+
+extension RequestBody {
+    /// Whether every file of the body is, by stat, still the file its
+    /// snapshot describes (same device, inode, size and modification time).
+    /// Encoding the body again would then give this same body, so it can be
+    /// sent without that work; the reader still checks each file as it
+    /// opens it. A body with a stream is never reused.
+    func filesMatchSnapshots() -> Bool {
+        for segment in segments {
+            let region: FormData.FileRegion
+            switch segment {
+            case .bytes: continue
+            case .file(let r), .base64(let r): region = r
+            case .stream: return false
+            }
+            var info = stat()
+            guard stat(region.path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return false }
+            let snapshot = region.snapshot
+            guard Int64(info.st_size) == snapshot.size, UInt64(info.st_dev) == snapshot.device,
+                UInt64(info.st_ino) == snapshot.inode, Int64(info.st_mtim.tv_sec) == snapshot.modifiedSeconds,
+                Int64(info.st_mtim.tv_nsec) == snapshot.modifiedNanoseconds
+            else { return false }
+        }
+        return true
     }
 }
 

@@ -22,10 +22,12 @@ final class ResponseCollector: HTTPClientResponseDelegate, @unchecked Sendable {
     }
 
     struct Events: Sendable {
-        /// Bytes written so far; throttled to about 20 calls a second, plus the last.
+        /// Bytes written so far; throttled to about 20 calls a second. The
+        /// last count comes with `bodySent` or `responseStarted`, in the same
+        /// call, so the engine hops once for both.
         var progress: @Sendable (Int64) -> Void
-        var bodySent: @Sendable () -> Void
-        var responseStarted: @Sendable () -> Void
+        var bodySent: @Sendable (Int64) -> Void
+        var responseStarted: @Sendable (Int64) -> Void
     }
 
     let eventLoop: any EventLoop
@@ -39,7 +41,9 @@ final class ResponseCollector: HTTPClientResponseDelegate, @unchecked Sendable {
     private var head: HTTPResponseHead?
     private var body: [UInt8] = []
     private var bodyBytesReceived: Int64 = 0
-    private var lastProgressReport = NIODeadline.distantPast
+    /// The first count goes out one interval after the start: a small body
+    /// is sent by then, and its count comes with `bodySent`.
+    private var lastProgressReport = NIODeadline.now()
     private var lastActivity = NIODeadline.now()
     private var watchdog: RepeatedTask?
 
@@ -82,8 +86,7 @@ final class ResponseCollector: HTTPClientResponseDelegate, @unchecked Sendable {
     func didSendRequest(task: HTTPClient.Task<CollectedResponse>) {
         lastActivity = .now()
         requestFullySent = true
-        events.progress(bytesSent)
-        events.bodySent()
+        events.bodySent(bytesSent)
     }
 
     func didReceiveHead(task: HTTPClient.Task<CollectedResponse>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
@@ -91,8 +94,7 @@ final class ResponseCollector: HTTPClientResponseDelegate, @unchecked Sendable {
         self.head = head
         if !requestFullySent {
             responseStartedWhileSending = true
-            events.progress(bytesSent)
-            events.responseStarted()
+            events.responseStarted(bytesSent)
         }
         return eventLoop.makeSucceededVoidFuture()
     }

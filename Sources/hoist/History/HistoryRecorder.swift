@@ -10,6 +10,8 @@ final class HistoryRecorder: UploadEventMonitor, @unchecked Sendable {
     private let store: HistoryStore
     private let secretFields: @Sendable () -> Set<String>
     private var warned = false
+    /// Lines made but not yet written. Touched only on `queue`.
+    private var pending: [String] = []
 
     /// `secretFields` is asked at each finished task: in the UI the user can
     /// mark a field secret at any time.
@@ -18,21 +20,38 @@ final class HistoryRecorder: UploadEventMonitor, @unchecked Sendable {
         self.secretFields = secretFields
     }
 
+    /// Only finished tasks are recorded.
+    func wants(_ event: UploadEvent) -> Bool {
+        if case .finished = event { return true }
+        return false
+    }
+
     func handle(_ event: UploadEvent) {
         guard case .finished(let task) = event else { return }
-        let line = HistoryEntry.make(for: task, secretFields: secretFields()).compactJSON
+        pending.append(HistoryEntry.make(for: task, secretFields: secretFields()).compactJSON)
+        // The engine hands over its events in batches: the lines of one batch
+        // go to the file together, with one open (and one write per line)
+        // instead of one open per task.
+        if pending.count == 1 { queue.async { self.write() } }
+    }
+
+    /// Waits until every task handed over so far is on disk.
+    func flush() {
+        queue.sync { write() }
+    }
+
+    /// Appends the pending lines. On `queue`.
+    private func write() {
+        guard !pending.isEmpty else { return }
+        let lines = pending
+        pending = []
         do {
-            try store.append([line])
+            try store.append(lines)
         } catch {
             guard !warned else { return }
             warned = true
             printError("hoist: history not written: \(error)")
         }
-    }
-
-    /// Waits until every task handed over so far is on disk.
-    func flush() {
-        queue.sync {}
     }
 }
 

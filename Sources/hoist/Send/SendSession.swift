@@ -85,6 +85,13 @@ final class SendSession: UploadEventMonitor, @unchecked Sendable {
         return all.allSatisfy { $0.state == .succeeded } ? .ok : .uploadFailed
     }
 
+    /// Without live rows, only finished tasks print anything.
+    func wants(_ event: UploadEvent) -> Bool {
+        if progress != nil { return event.snapshot != nil }
+        if case .finished = event { return true }
+        return false
+    }
+
     func handle(_ event: UploadEvent) {
         guard let snapshot = event.snapshot else { return }
         progress?.update(snapshot)
