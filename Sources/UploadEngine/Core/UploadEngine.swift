@@ -146,10 +146,11 @@ public final class UploadEngine: @unchecked Sendable {
                 snapshot: TaskSnapshot(
                     id: id, request: request, priority: priority, dependency: dependency, state: state,
                     progress: UploadProgress(totalBytes: total), addedAt: .now),
-                machine: UploadTaskStateMachine(state: state),
                 sequence: id.rawValue,
-                identity: request.identity
+                identity: request.identity,
+                prepared: nil  // built when it starts: its files may have changed
             )
+            record.machine = UploadTaskStateMachine(state: state)
             records[id] = record
             index.added(id, state: state, priority: priority, sequence: record.sequence, identity: record.identity)
             emit(.added(record.snapshot))

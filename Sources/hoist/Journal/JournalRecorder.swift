@@ -37,6 +37,16 @@ final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
         self.report = report
     }
 
+    /// Adds, finishes, and the moves out of `.interrupted` (resume, retry),
+    /// which all happen before a first attempt: no progress, no attempts.
+    func wants(_ event: UploadEvent) -> Bool {
+        switch event {
+        case .added, .finished: return true
+        case .stateChanged(let task): return task.attempts == 0
+        case .progress, .queueChanged: return false
+        }
+    }
+
     func handle(_ event: UploadEvent) {
         guard !stopped else { return }
         switch event {
