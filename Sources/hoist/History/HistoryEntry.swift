@@ -63,8 +63,11 @@ enum HistoryEntry {
         return String(decoding: buffer.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
+    /// Hoist never changes its working directory; asking once spares a getcwd per file.
+    private static let workingDirectory = FileManager.default.currentDirectoryPath
+
     private static func describe(_ file: (field: String, path: String)) -> JSONValue {
-        let absolute = file.path.hasPrefix("/") ? file.path : FileManager.default.currentDirectoryPath + "/" + file.path
+        let absolute = file.path.hasPrefix("/") ? file.path : workingDirectory + "/" + file.path
         var info = stat()
         let size = stat(file.path, &info) == 0 ? Int64(info.st_size) : nil
         return .object([
