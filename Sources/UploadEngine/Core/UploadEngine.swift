@@ -250,6 +250,13 @@ public final class UploadEngine: @unchecked Sendable {
 
     public var status: QueueStatus { queue.sync { queueStatus() } }
 
+    /// Which of `ids` have not finished. A journal asks this about once a
+    /// second instead of taking a `.finished` event (and a thread wake-up)
+    /// per task.
+    public func unfinished(among ids: some Sequence<TaskID>) -> Set<TaskID> {
+        queue.sync { Set(ids.filter { records[$0].map { !$0.snapshot.state.isFinished } ?? false }) }
+    }
+
     /// Waits until the task has finished and returns its final snapshot.
     public func result(of id: TaskID) async -> TaskSnapshot? {
         await withCheckedContinuation { (continuation: CheckedContinuation<TaskSnapshot?, Never>) in

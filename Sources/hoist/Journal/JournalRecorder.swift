@@ -5,10 +5,11 @@ import UploadEngine
 /// Keeps this process's journal in step with the engine: a task is in it
 /// from the moment it is added until it finishes, and the UI's staging area
 /// is in it too. What could be lost (a new task, a staging change) is written
-/// within about 20 ms; a finished task leaves the journal within a second,
-/// since missing that only means it could be sent twice, never lost. Writes
-/// are coalesced and run on a queue of their own, so fsync never holds up
-/// the engine or the screen.
+/// within about 20 ms. Finished tasks are found by asking the engine once a
+/// second (not by an event per task, which costs a thread wake-up each) and
+/// leave the journal then: missing that only means a task could be sent
+/// twice, never lost. Writes are coalesced and run on a queue of their own,
+/// so fsync never holds up the engine or the screen.
 final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
     let queue = DispatchQueue(label: "hoist.journal")
     private let writer = DispatchQueue(label: "hoist.journal.write")
@@ -29,6 +30,8 @@ final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
     private var urgentWhileWriting = false
     private var stopped = false
     private var warned = false
+    /// Asks the engine which tasks are unfinished; set by `attach`.
+    private var unfinished: (@Sendable (Set<TaskID>) -> Set<TaskID>)?
 
     /// `report` is told, once, when the journal cannot be written.
     init(store: JournalStore, command: String, report: @escaping @Sendable (String) -> Void) {
@@ -37,13 +40,19 @@ final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
         self.report = report
     }
 
-    /// Adds, finishes, and the moves out of `.interrupted` (resume, retry),
-    /// which all happen before a first attempt: no progress, no attempts.
+    /// The engine this journal follows, for pruning finished tasks.
+    func attach(_ engine: UploadEngine) {
+        queue.sync { unfinished = { [weak engine] ids in engine?.unfinished(among: ids) ?? ids } }
+    }
+
+    /// Adds, and the moves out of `.interrupted` (resume, retry), which
+    /// happen before a first attempt: no progress, no attempts. Finished
+    /// tasks are pruned by asking the engine (see `attach`).
     func wants(_ event: UploadEvent) -> Bool {
         switch event {
-        case .added, .finished: return true
+        case .added: return true
         case .stateChanged(let task): return task.attempts == 0
-        case .progress, .queueChanged: return false
+        case .finished, .progress, .queueChanged: return false
         }
     }
 
@@ -118,6 +127,7 @@ final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
     func sync() {
         queue.sync {
             writer.sync {}
+            prune()
             guard dirty, !stopped else { return }
             dirty = false
             let (bytes, empty) = document()
@@ -131,6 +141,7 @@ final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
     func finish() {
         queue.sync {
             guard !stopped else { return }
+            prune()
             stopped = true
             let (bytes, empty) = document()
             writer.sync {
@@ -141,8 +152,10 @@ final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
 
     // MARK: - Writing (on `queue`)
 
-    private func changed(urgent: Bool) {
-        dirty = true
+    /// Schedules a write: soon when `urgent`, else within a second. With
+    /// `dirty` false it only schedules a look for finished tasks.
+    private func changed(urgent: Bool, dirty: Bool = true) {
+        if dirty { self.dirty = true }
         guard !writing else {
             urgentWhileWriting = urgentWhileWriting || urgent
             return  // the write under way schedules the next when it is done
@@ -153,10 +166,24 @@ final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
         queue.asyncAfter(deadline: when) { self.writePending(dueAt: when) }
     }
 
+    /// Drops the tasks the engine has finished since the last look.
+    private func prune() {
+        guard let unfinished, !tasks.isEmpty else { return }
+        let live = unfinished(Set(tasks.keys))
+        guard live.count < tasks.count else { return }
+        tasks = tasks.filter { live.contains($0.key) }
+        restored = restored.filter { live.contains($0.key) }
+        dirty = true
+    }
+
     private func writePending(dueAt when: DispatchTime) {
         guard due == when else { return }  // an earlier write took its place
         due = nil
-        guard dirty, !stopped else { return }
+        prune()
+        guard dirty, !stopped else {
+            if !tasks.isEmpty, !stopped { changed(urgent: false, dirty: false) }  // look again in a second
+            return
+        }
         dirty = false
         writing = true
         let (bytes, empty) = document()
@@ -166,7 +193,7 @@ final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
                 self.writing = false
                 let urgent = self.urgentWhileWriting
                 self.urgentWhileWriting = false
-                if self.dirty { self.changed(urgent: urgent) }
+                if self.dirty || !self.tasks.isEmpty { self.changed(urgent: urgent, dirty: self.dirty) }
             }
         }
     }

@@ -51,6 +51,7 @@ final class SendSession: UploadEventMonitor, @unchecked Sendable {
         }
         let monitors: [any UploadEventMonitor] = [self] + (history.map { [$0] } ?? []) + (journal.map { [$0] } ?? [])
         let engine = UploadEngine(configuration: .init(concurrency: plan.concurrency, insecure: insecure), monitors: monitors)
+        journal?.attach(engine)
         engine.pause()
         var ids: [TaskID] = []
         for (index, request) in plan.requests.enumerated() {

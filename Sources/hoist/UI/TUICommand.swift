@@ -81,6 +81,7 @@ enum UISession {
         if let recorder { monitors.append(recorder) }
         if let journal { monitors.append(journal) }
         let engine = UploadEngine(configuration: configuration, monitors: monitors)
+        journal?.attach(engine)
         var model = AppModel(
             size: Size(width: 80, height: 24), target: target, profile: profile,
             startDirectory: startDirectory)
