@@ -68,6 +68,7 @@ import Testing
             #expect(saved.contains("[verify-2]"))
             #expect(saved.contains(#"value = "Bearer ${HOIST_TOKEN}""#), "\(saved)")
             #expect(saved.contains(#"value = "costs $5 or $${HOME}""#), "\(saved)")
+            #expect(saved.contains("\nconcurrency = 4\n") && saved.contains("\nretries = 3\n"), "\(saved)")
             #expect(!saved.contains("tok-s3cr3t"))
             #expect(!saved.contains(receiver.baseURL), "the URL stays ${BASE}/upload")
             var info = stat()

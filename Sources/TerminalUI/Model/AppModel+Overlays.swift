@@ -34,7 +34,7 @@ extension AppModel {
                     return []
                 }
                 self.overlay = nil
-                return [.saveProfile(name: name, target: target, entries: entries)]
+                return [.saveProfile(name: name, target: target, entries: entries, concurrency: queue.concurrency)]
             case .enter:
                 if let error = save(form) {
                     form.error = error

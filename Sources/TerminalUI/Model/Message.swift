@@ -48,7 +48,7 @@ public enum Effect: Sendable, Hashable {
     /// Load a profile over the current target; answer with `.profileLoaded` or a `.notice`.
     case applyProfile(String)
     /// Add a profile to the profiles file; answer with `.profileSaved`.
-    case saveProfile(name: String, target: Target, entries: [FormEntry])
+    case saveProfile(name: String, target: Target, entries: [FormEntry], concurrency: Int)
     /// Cancel every unfinished task and end the program.
     case quit
 }

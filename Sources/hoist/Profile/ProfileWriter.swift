@@ -23,7 +23,7 @@ extension Profile {
     /// copied into the file. The file is written atomically with mode 0600,
     /// its folder made 0700.
     static func save(
-        name: String, target: Target, entries: [FormEntry], origin: Profile?, to path: String = Profile.path,
+        name: String, target: Target, entries: [FormEntry], concurrency: Int? = nil, origin: Profile?, to path: String = Profile.path,
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws {
         let existing = try readText(path) ?? ""
@@ -38,7 +38,7 @@ extension Profile {
         }
         var text = existing
         if !text.isEmpty { text += text.hasSuffix("\n") ? "\n" : "\n\n" }
-        text += table(name: name, target: target, entries: entries, origin: origin)
+        text += table(name: name, target: target, entries: entries, concurrency: concurrency, origin: origin)
         // What is written must load back as what the screen shows.
         do {
             let loaded = try Profile(name: name, raw: try parse(text, path: path)[name]!, environment: environment)
@@ -54,7 +54,7 @@ extension Profile {
     }
 
     /// The TOML table, in the layout the README documents.
-    static func table(name: String, target: Target, entries: [FormEntry], origin: Profile?) -> String {
+    static func table(name: String, target: Target, entries: [FormEntry], concurrency: Int?, origin: Profile?) -> String {
         var lines = ["[\(name)]"]
         func add(_ key: String, _ value: String) { lines.append("\(key) = \(value)") }
         if !target.url.isEmpty {
@@ -68,6 +68,7 @@ extension Profile {
         }
         if let message = target.messagePath { add("message", quote(literal: message)) }
         add("retries", String(target.retries))
+        if let concurrency { add("concurrency", String(concurrency)) }
         let defaults = Timeouts()
         if let total = target.timeouts.total { add("timeout", seconds(total)) }
         if target.timeouts.connect != defaults.connect { add("connect_timeout", seconds(target.timeouts.connect)) }

@@ -122,10 +122,10 @@ final class UploadManagerApp: TerminalProgram {
                     mailbox.post(.notice(Notice("\(error)", isError: true)))
                 }
             }
-        case .saveProfile(let name, let target, let entries):
+        case .saveProfile(let name, let target, let entries, let concurrency):
             io.async { [mailbox, loadedProfile] in
                 do {
-                    try Profile.save(name: name, target: target, entries: entries, origin: loadedProfile.value)
+                    try Profile.save(name: name, target: target, entries: entries, concurrency: concurrency, origin: loadedProfile.value)
                     mailbox.post(.profileSaved(name: name, path: Profile.path, error: nil))
                 } catch {
                     mailbox.post(.profileSaved(name: name, path: Profile.path, error: "\(error)"))
