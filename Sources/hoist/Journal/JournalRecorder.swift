@@ -67,13 +67,8 @@ final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
             guard restored[task.id] != nil, !isInterrupted(task.state) else { return }
             restored[task.id] = nil
             tasks[task.id] = encode(JournalTask(task, files: Self.fingerprints(task.request)))
-        case .finished(let task):
-            restored[task.id] = nil
-            guard tasks.removeValue(forKey: task.id) != nil else { return }
-            changed(urgent: false)
-            return
-        case .progress, .queueChanged:
-            return
+        case .finished, .progress, .queueChanged:
+            return  // not asked for: finished tasks are pruned by `prune`
         }
         changed(urgent: true)
     }
