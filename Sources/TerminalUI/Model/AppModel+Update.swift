@@ -49,7 +49,8 @@ extension AppModel {
             entries = newEntries
             profile = name
             clampCursor(.fields)
-            notice = Notice("profile \(name): \(target.method.rawValue) \(Secrets.displayURL(target.url)), \(entries.count) field\(entries.count == 1 ? "" : "s") and header\(entries.count == 1 ? "" : "s")")
+            let fields = entries.filter { $0.kind == .field }.count, headers = entries.count - fields
+            notice = Notice("profile \(name): \(fields) field\(fields == 1 ? "" : "s"), \(headers) header\(headers == 1 ? "" : "s"), \(target.method.rawValue) \(Secrets.displayURL(target.url))")
             return concurrency.map { [.setConcurrency($0)] } ?? []
         case .profileSaved(let name, let path, let error):
             if let error {
