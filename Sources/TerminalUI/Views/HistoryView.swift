@@ -5,40 +5,18 @@ enum HistoryView {
         Rect(size: size).inset(1).centered(width: 110, height: 44)
     }
 
-    /// List rows: the upper part of the dialog, at most half of it.
     static func listHeight(for size: Size) -> Int {
-        max(1, (rect(for: size).height - 3) / 2)
+        ListDialog.listHeight(of: rect(for: size), subtitle: false)
     }
 
     static func render(_ history: HistoryBrowser, into grid: inout Grid) {
-        let rect = rect(for: grid.size)
-        Frame.dialog(&grid, rect, title: "History")
-        let inner = rect.inset(1)
-        guard inner.height >= 4 else { return }
-        let list = Rect(x: inner.x, y: inner.y, width: inner.width, height: listHeight(for: grid.size))
-        if let error = history.error {
-            grid.put("✘ " + error, x: list.x + 1, y: list.y, style: Style.fg(.red), clip: list)
-        } else if history.isLoading {
-            grid.put("reading…", x: list.x + 1, y: list.y, style: Style.plain.dimmed, clip: list)
-        } else if history.items.isEmpty {
-            grid.put("no finished uploads yet", x: list.x + 1, y: list.y, style: Style.plain.dimmed, clip: list)
-        }
-        for row in 0..<list.height {
-            let index = history.top + row
-            guard index < history.items.count else { break }
-            drawRow(history.items[index], into: &grid, y: list.y + row, in: list)
-            if index == history.cursor { ListPanes.highlight(&grid, list.row(row), focused: true) }
-        }
-        if history.items.count > list.height {
-            let position = " \(history.cursor + 1)/\(history.items.count) "
-            grid.put(position, x: rect.maxX - 2 - TextWidth.columns(of: position), y: rect.y, style: Style.fg(.cyan), clip: rect)
-        }
-        let ruleY = list.maxY
-        grid.put(String(repeating: "─", count: inner.width), x: inner.x, y: ruleY, style: Style.plain.dimmed, clip: inner)
-        let detail = Rect(x: inner.x, y: ruleY + 1, width: inner.width, height: inner.maxY - ruleY - 2)
-        if let item = history.selected { drawDetail(item, into: &grid, in: detail) }
-        grid.put("Enter stage its files again and aim the target at its URL   ↑↓ PgUp PgDn g G move   Esc close",
-                 x: inner.x + 1, y: inner.maxY - 1, style: Style.plain.dimmed, clip: inner)
+        let dialog = ListDialog(
+            title: "History", error: history.error, isLoading: history.isLoading, emptyText: "no finished uploads yet",
+            keys: "Enter stage its files again and aim the target at its URL   ↑↓ PgUp PgDn g G move   Esc close")
+        dialog.render(
+            history, in: rect(for: grid.size), into: &grid,
+            row: { item, rect, grid in drawRow(item, into: &grid, y: rect.y, in: rect) },
+            detail: { item, rect, grid in drawDetail(item, into: &grid, in: rect) })
     }
 
     /// `✔ 200 POST  身份证 正面.jpg   176 KiB  35 ms  2026-11-23 08:29:15`
