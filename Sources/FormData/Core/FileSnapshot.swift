@@ -2,7 +2,7 @@ import Glibc
 
 /// What stat said about a file before sending: enough to notice, while
 /// streaming, that it was truncated, grown, replaced or rewritten.
-public struct FileSnapshot: Sendable, Equatable {
+public struct FileSnapshot: Sendable, Equatable, Codable {
     public let size: Int64
     public let device: UInt64
     public let inode: UInt64
@@ -17,18 +17,37 @@ public struct FileSnapshot: Sendable, Equatable {
         modifiedNanoseconds = Int64(info.st_mtim.tv_nsec)
     }
 
-    /// Why `now` differs from this snapshot, or `nil` when it does not.
-    public func change(to now: FileSnapshot) -> String? {
-        if now.device != device || now.inode != inode {
-            return "it was replaced by another file"
-        }
-        if now.size != size {
-            return "its size was \(size) bytes when the upload was prepared and is now \(now.size) bytes"
-        }
-        if now.modifiedSeconds != modifiedSeconds || now.modifiedNanoseconds != modifiedNanoseconds {
-            return "it was modified during the upload"
-        }
+    /// The file at `path` as stat sees it now, or `nil` when it cannot be stat'ed.
+    public init?(path: String) {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        self.init(info)
+    }
+
+    /// How a file can differ from its snapshot, most telling first.
+    public enum Difference: Sendable, Equatable {
+        case replaced
+        case resized(from: Int64, to: Int64)
+        case modified
+    }
+
+    /// How `now` differs from this snapshot, or `nil` when it does not.
+    public func difference(to now: FileSnapshot) -> Difference? {
+        if now.device != device || now.inode != inode { return .replaced }
+        if now.size != size { return .resized(from: size, to: now.size) }
+        if now.modifiedSeconds != modifiedSeconds || now.modifiedNanoseconds != modifiedNanoseconds { return .modified }
         return nil
+    }
+
+    /// Why `now` differs from this snapshot, said for an upload under way;
+    /// `nil` when it does not.
+    public func change(to now: FileSnapshot) -> String? {
+        switch difference(to: now) {
+        case nil: return nil
+        case .replaced: return "it was replaced by another file"
+        case .resized(let then, let now): return "its size was \(then) bytes when the upload was prepared and is now \(now) bytes"
+        case .modified: return "it was modified during the upload"
+        }
     }
 }
 

@@ -141,3 +141,20 @@ public struct FileRegion: Sendable, Equatable {
         }
     }
 }
+
+extension RequestBody {
+    /// Whether every file of the body is, by stat, still the file its
+    /// snapshot describes. Encoding the body again would then give this same
+    /// body, so it can be sent without that work; the reader still checks
+    /// each file as it opens it. A body with a stream is never reused.
+    public func filesMatchSnapshots() -> Bool {
+        segments.allSatisfy { segment in
+            switch segment {
+            case .bytes: return true
+            case .file(let region), .base64(let region):
+                return FileSnapshot(path: region.path).map { region.snapshot.difference(to: $0) == nil } ?? false
+            case .stream: return false
+            }
+        }
+    }
+}

@@ -236,32 +236,6 @@ final class HTTPTransport: Sendable {
     }
 }
 
-extension RequestBody {
-    /// Whether every file of the body is, by stat, still the file its
-    /// snapshot describes (same device, inode, size and modification time).
-    /// Encoding the body again would then give this same body, so it can be
-    /// sent without that work; the reader still checks each file as it
-    /// opens it. A body with a stream is never reused.
-    func filesMatchSnapshots() -> Bool {
-        for segment in segments {
-            let region: FormData.FileRegion
-            switch segment {
-            case .bytes: continue
-            case .file(let r), .base64(let r): region = r
-            case .stream: return false
-            }
-            var info = stat()
-            guard stat(region.path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return false }
-            let snapshot = region.snapshot
-            guard Int64(info.st_size) == snapshot.size, UInt64(info.st_dev) == snapshot.device,
-                UInt64(info.st_ino) == snapshot.inode, Int64(info.st_mtim.tv_sec) == snapshot.modifiedSeconds,
-                Int64(info.st_mtim.tv_nsec) == snapshot.modifiedNanoseconds
-            else { return false }
-        }
-        return true
-    }
-}
-
 extension TimeAmount {
     init(_ duration: Duration) {
         let (seconds, attoseconds) = duration.components

@@ -1,5 +1,4 @@
 import FormData
-import Glibc
 import TerminalUI
 import UploadEngine
 
@@ -44,22 +43,13 @@ struct JournalTask: Codable, Sendable, Equatable {
 /// A file of a queued task, as stat saw it when the task was queued.
 struct JournalFile: Codable, Sendable, Equatable {
     var path: String
-    var size: Int64
-    var device: UInt64
-    var inode: UInt64
-    var modifiedSeconds: Int64
-    var modifiedNanoseconds: Int64
+    var snapshot: FileSnapshot
 
     /// The file as it is now, or `nil` when it cannot be stat'ed.
     init?(path: String) {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
+        guard let snapshot = FileSnapshot(path: path) else { return nil }
         self.path = path
-        size = Int64(info.st_size)
-        device = UInt64(info.st_dev)
-        inode = UInt64(info.st_ino)
-        modifiedSeconds = Int64(info.st_mtim.tv_sec)
-        modifiedNanoseconds = Int64(info.st_mtim.tv_nsec)
+        self.snapshot = snapshot
     }
 
     /// Why the file is not what was queued: gone, replaced, resized or
@@ -68,15 +58,12 @@ struct JournalFile: Codable, Sendable, Equatable {
     func change() -> String? {
         let name = path.split(separator: "/").last.map(String.init) ?? path
         let why: String
-        if let now = JournalFile(path: path) {
-            if now.device != device || now.inode != inode {
-                why = "was replaced since it was queued"
-            } else if now.size != size {
-                why = "changed size since it was queued (\(size) → \(now.size) bytes)"
-            } else if now.modifiedSeconds != modifiedSeconds || now.modifiedNanoseconds != modifiedNanoseconds {
-                why = "was modified since it was queued"
-            } else {
-                return nil
+        if let now = FileSnapshot(path: path) {
+            switch snapshot.difference(to: now) {
+            case nil: return nil
+            case .replaced: why = "was replaced since it was queued"
+            case .resized(let then, let now): why = "changed size since it was queued (\(then) → \(now) bytes)"
+            case .modified: why = "was modified since it was queued"
             }
         } else {
             why = "is gone since it was queued"
