@@ -114,7 +114,9 @@ import Testing
             }
             kill(send.pid, SIGKILL)
             _ = await send.result()
-            let before = receiver.requestCount  // the big one, cut short by the kill
+            // The big one, cut short by the kill: the receiver counts it once it sees the reset.
+            try await Self.waitUntil("the receiver to see the cut-off upload") { receiver.requestCount >= 1 }
+            let before = receiver.requestCount
             unlink(big)
             let now = Array(repeating: UInt8(9), count: 1500)
             _ = home.file("b-changed.bin", now)
