@@ -151,6 +151,48 @@ import Testing
         }
     }
 
+    /// A file cut short or grown while its bytes are going out fails the
+    /// task as changed, however its bytes are sent: from a mapping (where a
+    /// cut must never end the process), by sendfile (where a cut must not
+    /// stall the upload) or through the thread pool.
+    @Test(arguments: [FileSending.automatic, .sendfile, .threadPool], [1_000_000, 40_000_000])
+    func aFileChangedDuringItsUploadFailsAsChanged(sending: FileSending, newSize: Int) async throws {
+        try await Harness.run(fileSending: sending, configure: { $0.readBytesPerSecond = 8_000_000 }) { h in
+            let file = randomFile(h, "身份证 正面.bin", size: 32_000_000, seed: 9)
+            let id = try h.engine.add(UploadRequest(url: h.url, body: .multipart(MultipartForm(parts: [.file("f", path: file.path)])), retry: fastRetry))
+            let started = ContinuousClock.now
+            while (h.events.snapshots(of: id).last?.progress.bytesSent ?? 0) < 4_000_000, ContinuousClock.now - started < .seconds(20) {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            // Under a lease, the truncation waits in the kernel until hoist lets go.
+            let cut = ContinuousClock.now
+            #expect(truncate(file.path, off_t(newSize)) == 0)
+            #expect(ContinuousClock.now - cut < .seconds(5))
+            let done = try await h.finish(id)
+            guard case .failed(.input(.fileChanged(let field, let path, _))) = done.state else {
+                Issue.record("expected the file to be reported as changed, got \(done.state)")
+                return
+            }
+            #expect(field == "f" && path == file.path)
+            #expect(done.attempts == 1)
+            #expect(h.receiver.requestCount == 1)
+        }
+    }
+
+    /// No lease can be taken on a file another program holds open for
+    /// writing; its bytes then go by sendfile, whole.
+    @Test func aFileOpenForWritingElsewhereIsStillSentWhole() async throws {
+        try await Harness.run { h in
+            let file = randomFile(h, "open.bin", size: 5_000_000, seed: 3)
+            let writer = open(file.path, O_WRONLY)
+            #expect(writer >= 0)
+            defer { close(writer) }
+            let done = try await h.finish(try h.engine.add(UploadRequest(url: h.url, body: .multipart(MultipartForm(parts: [.file("f", path: file.path)])))))
+            #expect(done.state == .succeeded)
+            #expect(try received(done).files.first?.sha256 == sha256(file.bytes))
+        }
+    }
+
     @Test func fileDeletedBeforeItsTurnFailsClearly() async throws {
         try await Harness.run(concurrency: 1) { h in
             let first = randomFile(h, "first.bin", size: 10, seed: 1)

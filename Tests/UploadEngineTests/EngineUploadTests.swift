@@ -88,7 +88,7 @@ import Testing
     }
 
     @Test func threadPoolReadsAsOverTLSGiveTheSameBytes() async throws {
-        try await Harness.run(sendfile: false) { h in
+        try await Harness.run(fileSending: .threadPool) { h in
             let big = randomFile(h, "big.bin", size: 5_000_001, seed: 8)
             let form = MultipartForm(parts: [.text("a", "1"), .file("big", path: big.path), .text("z", "2")])
             let done = try await h.finish(try h.engine.add(UploadRequest(url: h.url, body: .multipart(form))))

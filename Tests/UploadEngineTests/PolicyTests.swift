@@ -107,4 +107,17 @@ import Testing
         #expect(throws: UploadFailure.self) { try HTTPTransport.validate(url: "not a url") }
         #expect(throws: UploadFailure.invalidURL("http:///path", reason: "it has no host")) { try HTTPTransport.validate(url: "http:///path") }
     }
+
+    @Test func filesAreMappedOnlyForAPlaintextServerOnThisMachine() {
+        for host in ["127.0.0.1", "127.1.2.3", "localhost", "api.localhost", "::1", "[::1]", "LOCALHOST"] {
+            #expect(FileSending.automatic.method(scheme: "http", host: host, proxied: false) == .mapped, "\(host)")
+            #expect(FileSending.automatic.method(scheme: "http", host: host, proxied: true) == .sendfile, "\(host) through a proxy")
+            #expect(FileSending.automatic.method(scheme: "https", host: host, proxied: false) == .threadPool, "\(host) over TLS")
+            #expect(FileSending.sendfile.method(scheme: "http", host: host, proxied: false) == .sendfile)
+        }
+        for host in ["10.0.0.1", "128.0.0.1", "127.0.0.1.example.com", "localhost.example.com", "example.com", "::2", "1270.0.0.1"] {
+            #expect(FileSending.automatic.method(scheme: "http", host: host, proxied: false) == .sendfile, "\(host)")
+        }
+        #expect(FileSending.threadPool.method(scheme: "http", host: "127.0.0.1", proxied: false) == .threadPool)
+    }
 }

@@ -42,7 +42,7 @@ struct Harness {
 
     static func run<T>(
         concurrency: Int = 4,
-        sendfile: Bool = true,
+        fileSending: FileSending = .automatic,
         insecure: Bool = false,
         configure: (inout ReceiverConfiguration) -> Void = { _ in },
         _ body: (Harness) async throws -> T
@@ -53,7 +53,7 @@ struct Harness {
         let receiver = Receiver(configuration: configuration)
         try await receiver.start()
         let events = EventLog()
-        let engine = UploadEngine(configuration: .init(concurrency: concurrency, insecure: insecure, environment: [:], sendfile: sendfile), monitors: [events])
+        let engine = UploadEngine(configuration: .init(concurrency: concurrency, insecure: insecure, environment: [:], fileSending: fileSending), monitors: [events])
         let harness = Harness(receiver: receiver, engine: engine, events: events, files: TemporaryDirectory(), saved: saved)
         do {
             let result = try await body(harness)

@@ -130,7 +130,7 @@ func errorText(_ code: Int32) -> String {
 }
 
 /// Reads a small text file whole, or returns nil.
-func readSmallFile(_ path: String, limit: Int) -> String? {
+public func readSmallFile(_ path: String, limit: Int) -> String? {
     let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
     guard fd >= 0 else { return nil }
     defer { close(fd) }

@@ -17,18 +17,17 @@ public final class UploadEngine: @unchecked Sendable {
         public var responseBodyCap: Int
         /// Where proxy settings come from (`http_proxy`, `https_proxy`, `no_proxy`).
         public var environment: [String: String]
-        /// Send file parts with sendfile on plaintext HTTP/1.1. Off, every
-        /// byte is read on the thread pool, as over TLS.
-        public var sendfile: Bool
+        /// How file parts reach a plaintext HTTP/1.1 socket.
+        public var fileSending: FileSending
 
         public init(
             concurrency: Int = 4,
             insecure: Bool = false,
             responseBodyCap: Int = 8 << 20,
             environment: [String: String] = ProcessInfo.processInfo.environment,
-            sendfile: Bool = true
+            fileSending: FileSending = .automatic
         ) {
-            self.sendfile = sendfile
+            self.fileSending = fileSending
             self.concurrency = concurrency
             self.insecure = insecure
             self.responseBodyCap = responseBodyCap
@@ -81,7 +80,7 @@ public final class UploadEngine: @unchecked Sendable {
             insecure: configuration.insecure,
             responseBodyCap: configuration.responseBodyCap,
             environment: configuration.environment,
-            sendfile: configuration.sendfile
+            fileSending: configuration.fileSending
         )
     }
 

@@ -6,34 +6,52 @@ import NIOCore
 import NIOPosix
 
 /// Streams a `RequestBody` into AsyncHTTPClient's body writer with
-/// backpressure. On plaintext HTTP/1.1, file segments go out as
-/// `FileRegion`s (sendfile); otherwise every byte is read by FormData's
-/// `BodyReader` on NIO's thread pool, so the event loop never blocks.
+/// backpressure. On plaintext HTTP/1.1, file segments go out as mapped
+/// slices (`MappedFileSlice`; sendfile where a file cannot be mapped);
+/// otherwise every byte is read by FormData's `BodyReader` on NIO's thread
+/// pool, so the event loop never blocks.
 ///
 /// File handles are closed only in `finish()`, which the transport calls on
 /// the request's event loop after the request completed or failed, so no
 /// handle is closed under a pending write.
 final class BodyStreamer: Sendable {
     static let chunkSize = 1 << 20
+    /// File slices handed to NIO before the first of them has to finish.
+    /// Each is mapped until written, so this bounds the memory they hold.
+    static let slicesInFlight = 2
     /// A body up to this size is read whole and sent as one buffer (see
     /// `HTTPTransport.start`): for small files, sendfile setup and extra
     /// writes cost more than copying the bytes.
     static let smallBodyLimit: Int64 = 256 << 10
 
     private let body: RequestBody
-    private let useFileRegions: Bool
+    private let files: FileSending.Method
     private let state = NIOLockedValueBox(State())
 
     private struct State {
-        /// NIO's handle for sendfile, and a second descriptor of the same
-        /// file for our own checks: NIO refuses a handle used twice at once.
-        var handles: [(handle: NIOFileHandle, check: Int32, region: FormData.FileRegion)] = []
+        var files: [OpenFile] = []
+        /// The file going out as mapped slices, while its lease lasts.
+        var lease: Lease?
         var finished = false
     }
 
-    init(body: RequestBody, useFileRegions: Bool) {
+    private struct Lease {
+        var file: LeasedFile
+        /// When the watchdog first saw a break requested.
+        var breakSeen: NIODeadline?
+    }
+
+    private struct OpenFile {
+        /// Our descriptor: checked against the snapshot, and mapped.
+        var check: Int32
+        var region: FormData.FileRegion
+        /// Only when the file cannot be mapped.
+        var sendfile: NIOFileHandle?
+    }
+
+    init(body: RequestBody, files: FileSending.Method) {
         self.body = body
-        self.useFileRegions = useFileRegions
+        self.files = files
     }
 
     func makeBody(on eventLoop: any EventLoop) -> HTTPClient.Body {
@@ -62,7 +80,7 @@ final class BodyStreamer: Sendable {
     }
 
     private func write(to writer: HTTPClient.Body.StreamWriter) async throws {
-        guard useFileRegions else {
+        guard files != .threadPool else {
             try await writeThroughReader(body.segments, to: writer)
             return
         }
@@ -81,31 +99,101 @@ final class BodyStreamer: Sendable {
 
     private func writeFileRegion(_ region: FormData.FileRegion, to writer: HTTPClient.Body.StreamWriter) async throws {
         let check = try region.open()
-        let duplicate = dup(check)
-        guard duplicate >= 0 else {
-            close(check)
-            throw FormDataError.readFailed(field: region.field, path: region.path, reason: "cannot duplicate the descriptor")
+        let index = state.withLockedValue { state -> Int? in
+            guard !state.finished else { return nil }
+            state.files.append(OpenFile(check: check, region: region))
+            return state.files.count - 1
         }
-        let handle = NIOFileHandle(_deprecatedTakingOwnershipOfDescriptor: duplicate)
-        let accepted = state.withLockedValue { state -> Bool in
-            guard !state.finished else { return false }
-            state.handles.append((handle, check, region))
-            return true
-        }
-        guard accepted else {
-            try? handle.close()
+        guard let index else {
             close(check)
             throw CancellationError()
         }
+        let lease = files == .mapped ? LeasedFile.take(check).flatMap(startLease) : nil
+        defer { if lease != nil { endLease() } }
         var offset = region.offset
         let end = region.offset + region.length
+        // Slices queued ahead: NIO starts writing the next as soon as one
+        // ends, instead of after this task has woken up and handed it over.
+        var inFlight: [EventLoopFuture<Void>] = []
         while offset < end {
-            // Re-check before each slice: sendfile past a shortened file would stall, not fail.
+            if inFlight.count == Self.slicesInFlight { try await inFlight.removeFirst().get() }
+            if lease?.breakRequested == true {
+                // Another program waits to write or truncate the file: what
+                // would go out next is no longer the file that was queued.
+                throw FormDataError.fileChanged(field: region.field, path: region.path, detail: "another program opened it to change it")
+            }
+            // Re-check before each slice: sendfile past the end of a
+            // shortened file would stall, not fail.
             try region.verify(descriptor: check)
             let sliceEnd = min(offset + Int64(Self.chunkSize), end)
-            let slice = NIOCore.FileRegion(fileHandle: handle, readerIndex: Int(offset), endIndex: Int(sliceEnd))
-            try await writer.write(.fileRegion(slice)).get()
+            if let mapped = lease?.map(offset: offset, length: Int(sliceEnd - offset)) {
+                inFlight.append(writer.write(.byteBuffer(mapped)))
+            } else {
+                let handle = try sendfileHandle(index)
+                inFlight.append(writer.write(.fileRegion(NIOCore.FileRegion(fileHandle: handle, readerIndex: Int(offset), endIndex: Int(sliceEnd)))))
+            }
             offset = sliceEnd
+        }
+        for write in inFlight { try await write.get() }
+    }
+
+    private func startLease(_ file: LeasedFile) -> LeasedFile? {
+        let started = state.withLockedValue { state -> Bool in
+            guard !state.finished else { return false }
+            state.lease = Lease(file: file)
+            return true
+        }
+        if !started { file.end() }
+        return started ? file : nil
+    }
+
+    private func endLease() {
+        state.withLockedValue { state in
+            defer { state.lease = nil }
+            return state.lease?.file
+        }?.end()
+    }
+
+    /// Why the request must stop now, if it must. Called by the transport's
+    /// watchdog on the event loop, about once a second.
+    /// - The file being sent changed: sendfile past the end of a file cut
+    ///   short stalls instead of failing.
+    /// - A lease break has waited for `LeasedFile.breakGrace`: the mapped
+    ///   slices are stuck behind a receiver that stopped reading. Ending the
+    ///   request drops them, and the lease with them, before the kernel
+    ///   would break it under a write.
+    func reasonToStop(now: NIODeadline) -> FormDataError? {
+        state.withLockedValue { state in
+            guard !state.finished, let file = state.files.last else { return nil }
+            do throws(FormDataError) {
+                try file.region.verify(descriptor: file.check)
+            } catch {
+                return error
+            }
+            guard let lease = state.lease, lease.file.breakRequested else { return nil }
+            guard let seen = lease.breakSeen else {
+                state.lease?.breakSeen = now
+                return nil
+            }
+            guard now - seen >= LeasedFile.breakGrace else { return nil }
+            return .fileChanged(field: file.region.field, path: file.region.path, detail: "another program waited to change it while the server stopped reading")
+        }
+    }
+
+    /// NIO's handle for sendfile of `files[index]`, made on first use: a
+    /// second descriptor, as NIO refuses a handle used twice at once.
+    private func sendfileHandle(_ index: Int) throws -> NIOFileHandle {
+        try state.withLockedValue { state in
+            guard !state.finished else { throw CancellationError() }
+            if let handle = state.files[index].sendfile { return handle }
+            let file = state.files[index]
+            let duplicate = dup(file.check)
+            guard duplicate >= 0 else {
+                throw FormDataError.readFailed(field: file.region.field, path: file.region.path, reason: "cannot duplicate the descriptor")
+            }
+            let handle = NIOFileHandle(_deprecatedTakingOwnershipOfDescriptor: duplicate)
+            state.files[index].sendfile = handle
+            return handle
         }
     }
 
@@ -132,20 +220,21 @@ final class BodyStreamer: Sendable {
     /// handles. Call on the request's event loop once the request has ended.
     /// Returns why a file changed during the send, if one did.
     func finish() -> FormDataError? {
-        let handles = state.withLockedValue { state in
+        let (files, lease) = state.withLockedValue { state in
             state.finished = true
-            defer { state.handles = [] }
-            return state.handles
+            defer { (state.files, state.lease) = ([], nil) }
+            return (state.files, state.lease)
         }
+        lease?.file.end()
         var change: FormDataError?
-        for (handle, check, region) in handles {
+        for file in files {
             do throws(FormDataError) {
-                try region.verify(descriptor: check)
+                try file.region.verify(descriptor: file.check)
             } catch {
                 change = change ?? error
             }
-            close(check)
-            try? handle.close()
+            close(file.check)
+            try? file.sendfile?.close()
         }
         return change
     }

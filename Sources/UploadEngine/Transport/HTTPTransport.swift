@@ -57,16 +57,16 @@ final class HTTPTransport: Sendable {
 
     let insecure: Bool
     let responseBodyCap: Int
-    let sendfile: Bool
+    let fileSending: FileSending
     private let proxies: ProxySettings
     /// `nil` once shut down: no client may be made after that, or it would
     /// never be shut down.
     private let clients = NIOLockedValueBox<[ClientKey: HTTPClient]?>([:])
     private let eventLoopGroup: any EventLoopGroup
 
-    init(insecure: Bool, responseBodyCap: Int, environment: [String: String], sendfile: Bool, eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) {
+    init(insecure: Bool, responseBodyCap: Int, environment: [String: String], fileSending: FileSending, eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) {
         self.insecure = insecure
-        self.sendfile = sendfile
+        self.fileSending = fileSending
         self.responseBodyCap = responseBodyCap
         self.proxies = ProxySettings.fromEnvironment(environment)
         self.eventLoopGroup = eventLoopGroup
@@ -127,8 +127,7 @@ final class HTTPTransport: Sendable {
         if !headers.contains(name: "User-Agent") { headers.add(name: "User-Agent", value: "hoist/0.1") }
 
         let eventLoop = eventLoopGroup.next()
-        // sendfile works only where bytes go to the socket as they are: plaintext HTTP/1.1, no TLS.
-        let streamer = BodyStreamer(body: body, useFileRegions: sendfile && scheme == "http")
+        let streamer = BodyStreamer(body: body, files: fileSending.method(scheme: scheme, host: url.host!, proxied: proxy != nil))
         let requestHeaders = headers
         let execute = { @Sendable (httpBody: HTTPClient.Body) in
             self.execute(
@@ -179,7 +178,7 @@ final class HTTPTransport: Sendable {
         let task = client.execute(request: httpRequest, delegate: collector, eventLoop: .delegate(on: eventLoop), deadline: deadline, logger: nil)
         attempt.attach(task)
         eventLoop.execute {
-            collector.startWatchdog(idle: TimeAmount(request.timeouts.idle), task: task)
+            collector.startWatchdog(idle: TimeAmount(request.timeouts.idle), task: task, mustStop: streamer.reasonToStop)
         }
         task.futureResult.hop(to: eventLoop).whenComplete { result in
             collector.stopWatchdog()
@@ -187,16 +186,16 @@ final class HTTPTransport: Sendable {
             let elapsed = ContinuousClock.now - started
             let answeredEarly = collector.responseStartedWhileSending
             var outcome = Outcome(result: .failure(.other("")), bytesSent: collector.bytesSent, answeredEarly: answeredEarly, requestFullySent: collector.requestFullySent, retryAfter: nil)
-            switch result {
-            case .success(let collected):
-                if let changed {
-                    outcome.result = .failure(.input(changed))
-                } else {
-                    let response = UploadResponse(collected: collected, elapsed: elapsed)
-                    outcome.retryAfter = response.header("Retry-After").flatMap(RetryAfter.parse)
-                    outcome.result = .success(response)
-                }
-            case .failure(let error):
+            switch (result, changed) {
+            case (_, let changed?):
+                // Also when the send failed: a file cut short under a mapped
+                // write fails it with EFAULT, and the change is the cause.
+                outcome.result = .failure(.input(changed))
+            case (.success(let collected), nil):
+                let response = UploadResponse(collected: collected, elapsed: elapsed)
+                outcome.retryAfter = response.header("Retry-After").flatMap(RetryAfter.parse)
+                outcome.result = .success(response)
+            case (.failure(let error), nil):
                 outcome.result = .failure(UploadFailure(transportError: error, timeouts: request.timeouts))
             }
             callbacks.completed(outcome)

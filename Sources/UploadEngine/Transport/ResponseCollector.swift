@@ -53,14 +53,16 @@ final class ResponseCollector: HTTPClientResponseDelegate, @unchecked Sendable {
         self.events = events
     }
 
-    /// Fails `task` when nothing moved for `idle`. Call on the event loop.
-    func startWatchdog(idle: TimeAmount, task: HTTPClient.Task<CollectedResponse>) {
+    /// Fails `task` when nothing moved for `idle`, or when `mustStop` gives
+    /// a reason. Call on the event loop.
+    func startWatchdog(idle: TimeAmount, task: HTTPClient.Task<CollectedResponse>, mustStop: @escaping (NIODeadline) -> (any Error)?) {
         let period = TimeAmount.nanoseconds(min(max(idle.nanoseconds / 4, 20_000_000), 1_000_000_000))
         watchdog = eventLoop.scheduleRepeatedTask(initialDelay: period, delay: period) { [weak self] repeated in
             guard let self else { return repeated.cancel() }
-            if NIODeadline.now() - self.lastActivity > idle {
+            let now = NIODeadline.now()
+            if let reason = now - self.lastActivity > idle ? IdleTimeout() : mustStop(now) {
                 repeated.cancel()
-                task.fail(reason: IdleTimeout())
+                task.fail(reason: reason)
             }
         }
     }
