@@ -51,10 +51,15 @@ public indirect enum JSONValue: Sendable, Hashable {
     /// The value serialised as compact JSON. Written as UTF-8 bytes: it runs
     /// for every `--json` line and every history entry.
     public var compactJSON: String {
+        String(decoding: compactJSONBytes, as: UTF8.self)
+    }
+
+    /// `compactJSON` as the UTF-8 bytes it is written as.
+    public var compactJSONBytes: [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(256)
         write(to: &out)
-        return String(decoding: out, as: UTF8.self)
+        return out
     }
 
     private func write(to out: inout [UInt8]) {

@@ -1,0 +1,66 @@
+import FormData
+import Foundation
+import Testing
+
+@testable import UploadEngine
+
+/// `JSONValue(encoding:)` writes what the journal keeps of every task: it
+/// must read back through `JSONDecoder` as the same value, and hold what
+/// Foundation's `JSONEncoder` would have written.
+@Suite struct JSONValueEncoderTests {
+    static let requests: [UploadRequest] = [
+        UploadRequest(url: "http://127.0.0.1:8080/upload", body: .multipart(MultipartForm(parts: [
+            .text("name", "身份证 \"正面\"\n\\ \u{1}"),
+            .file("front", path: "/tmp/身份证 正面.jpg", filename: "a\"b.jpg", contentType: "image/jpeg"),
+            .stream("log", from: .standardInput, filename: "-"),
+            .data("raw", [0, 255, 10], filename: "raw.bin"),
+        ]))),
+        UploadRequest(
+            url: "https://api.example.com/v1?token=x", method: .put,
+            headers: [HeaderField("Authorization", "Bearer ${TOKEN}"), HeaderField("X-Empty", "")],
+            body: .urlencoded(URLEncodedForm(fields: [FormField("a b", "c&d"), FormField("", "")])),
+            timeouts: Timeouts(connect: .milliseconds(1500), idle: .seconds(30), total: .seconds(600)),
+            retry: RetryPolicy(maxRetries: 0, baseDelay: .milliseconds(10), maxDelay: .seconds(1)),
+            success: SuccessRule(expectations: [.init(path: "data.RETCODE", value: "0000")], messagePath: "data.MESSAGE"),
+            label: "front"),
+        UploadRequest(url: "http://h/", body: .json(Array(#"{"a":[1,2]}"#.utf8))),
+        UploadRequest(url: "http://h/", method: .patch, body: .bytes(Array("a=1&b=2".utf8), contentType: "application/x-www-form-urlencoded")),
+        UploadRequest(url: "http://h/", body: .rawFile(path: "/srv/build.tar.gz")),
+        UploadRequest(url: "http://h/", body: .rawFile(path: "/srv/a", contentType: "application/gzip")),
+        UploadRequest(url: "http://h/", body: .base64JSON(Base64JSONBody(fileField: "image", path: "/tmp/x.png", typeField: nil, fields: [FormField("id", "7")]))),
+    ]
+
+    @Test(arguments: requests)
+    func readsBackThroughJSONDecoderAsTheSameRequest(request: UploadRequest) throws {
+        let bytes = try JSONValue(encoding: request).compactJSONBytes
+        #expect(try JSONDecoder().decode(UploadRequest.self, from: Data(bytes)) == request)
+        // The document Foundation writes (whose key order is its dictionary's).
+        let foundation = try JSONParser.parse(Array(JSONEncoder().encode(request)))
+        #expect(sortedKeys(try JSONParser.parse(bytes)) == sortedKeys(foundation))
+    }
+
+    @Test func numbersNestingAndNil() throws {
+        struct Sample: Codable, Equatable {
+            var int = -7
+            var big = UInt64.max
+            var double = 1.5
+            var none: String? = nil
+            var nested = [[1, 2], []]
+            var dictionary = ["k": true]
+            var snapshot = FileSnapshot(path: "/")
+        }
+        let bytes = try JSONValue(encoding: Sample()).compactJSONBytes
+        #expect(String(decoding: bytes, as: UTF8.self).contains(#""big":18446744073709551615"#))
+        #expect(!String(decoding: bytes, as: UTF8.self).contains("none"))
+        #expect(try JSONDecoder().decode(Sample.self, from: Data(bytes)) == Sample())
+        #expect(throws: EncodingError.self) { try JSONValue(encoding: [Double.nan]) }
+    }
+}
+
+private func sortedKeys(_ value: JSONValue) -> JSONValue {
+    switch value {
+    case .object(let members): return .object(members.map { .init($0.key, sortedKeys($0.value)) }.sorted { $0.key < $1.key })
+    case .array(let items): return .array(items.map(sortedKeys))
+    default: return value
+    }
+}
