@@ -112,10 +112,10 @@ import Testing
                 Self.journals(home.path).first.flatMap { FileManager.default.contents(atPath: Self.journalFolder(home.path) + "/" + $0) }
                     .map { String(decoding: $0, as: UTF8.self).components(separatedBy: "\"priority\"").count == 4 } ?? false
             }
+            // The big one is on its way (the receiver counts a request as it arrives) when the kill cuts it short.
+            try await Self.waitUntil("the big upload to reach the receiver") { receiver.requestCount >= 1 }
             kill(send.pid, SIGKILL)
             _ = await send.result()
-            // The big one, cut short by the kill: the receiver counts it once it sees the reset.
-            try await Self.waitUntil("the receiver to see the cut-off upload") { receiver.requestCount >= 1 }
             let before = receiver.requestCount
             unlink(big)
             let now = Array(repeating: UInt8(9), count: 1500)

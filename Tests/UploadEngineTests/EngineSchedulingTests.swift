@@ -34,6 +34,27 @@ import Testing
         }
     }
 
+    /// A batch is added whole, in order, with its chain; one bad file
+    /// anywhere in it adds nothing, and nothing is sent.
+    @Test func aBatchIsAddedWholeOrNotAtAll() async throws {
+        try await Harness.run { h in
+            var requests = (0..<40).map { request(h, "photo-\($0).jpg") }
+            requests.append(UploadRequest(url: h.url, body: .multipart(MultipartForm(parts: [.file("image", path: h.files.path + "/missing.jpg")]))))
+            #expect(throws: UploadFailure.input(.fileNotFound(field: "image", path: h.files.path + "/missing.jpg"))) {
+                try h.engine.add(batch: requests, after: Array(repeating: nil, count: requests.count))
+            }
+            #expect(h.engine.snapshots().isEmpty)
+            requests.removeLast()
+            let ids = try h.engine.add(batch: requests, after: [nil, 0] + Array(repeating: nil, count: 38))
+            #expect(ids.map(\.rawValue) == Array(1...40))
+            #expect(h.engine.snapshot(ids[1])?.dependency == ids[0])
+            await h.engine.waitUntilIdle()
+            #expect(h.engine.snapshots().allSatisfy { $0.state == .succeeded })
+            #expect(h.receiver.requestCount == 40)
+            #expect(h.engine.snapshot(ids[1])!.startedAt! >= h.engine.snapshot(ids[0])!.finishedAt!)
+        }
+    }
+
     @Test func failedDependencyCancelsTheDependents() async throws {
         try await Harness.run { h in
             let front = try h.engine.add(request(h, "front.jpg", query: "?status=500"))

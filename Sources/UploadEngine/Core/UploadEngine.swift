@@ -1,6 +1,7 @@
 import Dispatch
 import FormData
 import Foundation
+import NIOConcurrencyHelpers
 import NIOCore
 
 /// Queues uploads and runs them over AsyncHTTPClient: a concurrency limit,
@@ -94,39 +95,69 @@ public final class UploadEngine: @unchecked Sendable {
     /// is cancelled if it fails or is cancelled.
     @discardableResult
     public func add(_ request: UploadRequest, priority: TaskPriority = .normal, after dependency: TaskID? = nil) throws(UploadFailure) -> TaskID {
+        let body = try Self.prepare(request)
+        return queue.sync { insert(request, body: body, priority: priority, dependency: dependency) }
+    }
+
+    /// Queues several uploads in order, as `add` does each, but checks every
+    /// URL and file first (on all cores) and adds nothing when one is bad:
+    /// the first bad one throws. `after[i]`, when set, is the index of an
+    /// earlier request of the batch that request `i` waits for. One hop to
+    /// the engine's queue for the whole batch, and one batch of events.
+    @discardableResult
+    public func add(batch requests: [UploadRequest], after: [Int?] = [], priority: TaskPriority = .normal) throws(UploadFailure) -> [TaskID] {
+        let bodies = NIOLockedValueBox<[Result<RequestBody, UploadFailure>?]>(Array(repeating: nil, count: requests.count))
+        DispatchQueue.concurrentPerform(iterations: requests.count) { index in
+            let result = Result { () throws(UploadFailure) -> RequestBody in try Self.prepare(requests[index]) }
+            bodies.withLockedValue { $0[index] = result }
+        }
+        var prepared: [RequestBody] = []
+        for result in bodies.withLockedValue({ $0 }) { prepared.append(try result!.get()) }
+        return queue.sync {
+            var ids: [TaskID] = []
+            for (index, request) in requests.enumerated() {
+                let dependency = index < after.count ? after[index].map { ids[$0] } : nil
+                ids.append(insert(request, body: prepared[index], priority: priority, dependency: dependency))
+            }
+            return ids
+        }
+    }
+
+    /// The body as the first attempt will send it; throws for a bad URL or file.
+    private static func prepare(_ request: UploadRequest) throws(UploadFailure) -> RequestBody {
         _ = try HTTPTransport.validate(url: request.url)
-        let body: RequestBody
         do {
-            body = try request.body.encode()
+            return try request.body.encode()
         } catch {
             throw .input(error)
         }
-        let total = body.contentLength
-        return queue.sync {
-            let identity = request.identity
-            if let existing = index.active[identity] {
-                return existing
-            }
-            let id = TaskID(nextID)
-            nextID += 1
-            let record = Record(
-                snapshot: TaskSnapshot(
-                    id: id, request: request, priority: priority, dependency: dependency, state: .queued,
-                    progress: UploadProgress(totalBytes: total), attempts: 0, response: nil, answeredEarly: false,
-                    addedAt: .now, startedAt: nil, finishedAt: nil),
-                sequence: id.rawValue,
-                identity: identity,
-                prepared: body
-            )
-            records[id] = record
-            index.added(id, priority: priority, sequence: record.sequence, identity: identity)
-            emit(.added(record.snapshot))
-            if let dependency {
-                applyDependency(dependency, to: id)
-            }
-            pump()
-            return id
+    }
+
+    /// On `queue`.
+    private func insert(_ request: UploadRequest, body: RequestBody, priority: TaskPriority, dependency: TaskID?) -> TaskID {
+        let identity = request.identity
+        if let existing = index.active[identity] {
+            return existing
         }
+        let id = TaskID(nextID)
+        nextID += 1
+        let record = Record(
+            snapshot: TaskSnapshot(
+                id: id, request: request, priority: priority, dependency: dependency, state: .queued,
+                progress: UploadProgress(totalBytes: body.contentLength), attempts: 0, response: nil, answeredEarly: false,
+                addedAt: .now, startedAt: nil, finishedAt: nil),
+            sequence: id.rawValue,
+            identity: identity,
+            prepared: body
+        )
+        records[id] = record
+        index.added(id, priority: priority, sequence: record.sequence, identity: identity)
+        emit(.added(record.snapshot))
+        if let dependency {
+            applyDependency(dependency, to: id)
+        }
+        pump()
+        return id
     }
 
     /// Puts back a task that an earlier run did not finish, as `.interrupted`:

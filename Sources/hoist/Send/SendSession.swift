@@ -53,18 +53,18 @@ final class SendSession: UploadEventMonitor, @unchecked Sendable {
         let engine = UploadEngine(configuration: .init(concurrency: plan.concurrency, insecure: insecure), monitors: monitors)
         journal?.attach(engine)
         engine.pause()
-        var ids: [TaskID] = []
-        for (index, request) in plan.requests.enumerated() {
-            if verbose { printError(RequestDescription.lines(for: request, secretFields: plan.secretFields, secretHeaders: plan.secretHeaders).joined(separator: "\n")) }
-            do {
-                ids.append(try engine.add(request, after: plan.after[index].map { ids[$0] }))
-            } catch {
-                engine.cancelAll(reason: "bad input")
-                await engine.shutdown()
-                journal?.finish()
-                printError("hoist: \(error)")
-                return .badInput
+        if verbose {
+            for request in plan.requests {
+                printError(RequestDescription.lines(for: request, secretFields: plan.secretFields, secretHeaders: plan.secretHeaders).joined(separator: "\n"))
             }
+        }
+        do {
+            try engine.add(batch: plan.requests, after: plan.after)
+        } catch {
+            await engine.shutdown()
+            journal?.finish()
+            printError("hoist: \(error)")
+            return .badInput
         }
         // The journal stops first: what Ctrl-C cancels stays resumable in `hoist`.
         let interrupt = Interrupt {
