@@ -29,11 +29,13 @@ let package = Package(
             pkgConfig: "ncursesw",
             providers: [.apt(["libncurses-dev"])]
         ),
+        .systemLibrary(name: "CLinux"),
         .target(name: "FormData"),
         .target(
             name: "UploadEngine",
             dependencies: [
                 "FormData",
+                "CLinux",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),

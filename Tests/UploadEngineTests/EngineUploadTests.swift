@@ -99,6 +99,28 @@ import Testing
         }
     }
 
+    /// A small body is read where the task starts only when its files are
+    /// in the page cache; a file that would need the disk goes to the thread
+    /// pool instead, and both give the same bytes.
+    @Test func smallBodiesAreReadInPlaceOnlyFromThePageCache() async throws {
+        try await Harness.run { h in
+            let photo = randomFile(h, "身份证 正面.jpg", size: 100_000, seed: 12)
+            let form = MultipartForm(parts: [.text("id", "7"), .file("front", path: photo.path)])
+            let body = try form.makeBody()
+            let cached = try #require(BodyStreamer.readWholeIfCached(body))
+            #expect(Array(buffer: cached) == Array(buffer: try BodyStreamer.readWhole(body)))
+
+            let fd = open(photo.path, O_RDONLY)
+            fsync(fd)
+            #expect(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) == 0)
+            close(fd)
+            #expect(BodyStreamer.readWholeIfCached(body) == nil, "not in the page cache: left to the thread pool")
+            let done = try await h.finish(try h.engine.add(UploadRequest(url: h.url, body: .multipart(form))))
+            #expect(try received(done).files.first?.sha256 == sha256(photo.bytes))
+            #expect(try received(done).fields.first?.value == "7")
+        }
+    }
+
     @Test func progressEventsAreThrottled() async throws {
         try await Harness.run(configure: { $0.readBytesPerSecond = 20_000_000 }) { h in
             let big = randomFile(h, "big.bin", size: 20_000_000, seed: 4)

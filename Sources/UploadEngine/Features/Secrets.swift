@@ -43,6 +43,8 @@ public enum Secrets {
     /// query parameters that carry credentials (`token=`, `api_key=`, a
     /// presigned URL's `X-Amz-Signature=` and `X-Amz-Credential=`...).
     public static func displayURL(_ url: String) -> String {
+        // Most URLs carry neither credentials nor a query: nothing to mask.
+        guard url.utf8.contains(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "@") }) else { return url }
         let beforeFragment = url.firstIndex(of: "#") ?? url.endIndex
         let fragment = String(url[beforeFragment...])
         var head = String(url[..<beforeFragment])

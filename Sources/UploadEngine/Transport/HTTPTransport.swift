@@ -138,6 +138,10 @@ final class HTTPTransport: Sendable {
             // Read first, then send one buffer: a streamed body ends a hop after
             // its last write, and a server that answers sooner makes
             // AsyncHTTPClient close the connection instead of reusing it.
+            if let buffer = BodyStreamer.readWholeIfCached(body) {
+                execute(.byteBuffer(buffer))
+                return attempt
+            }
             NIOThreadPool.singleton.runIfActive(eventLoop: eventLoop) { try BodyStreamer.readWhole(body) }
                 .whenComplete { result in
                     switch result {

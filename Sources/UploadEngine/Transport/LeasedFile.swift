@@ -1,3 +1,4 @@
+import CLinux
 import FormData
 import Glibc
 import NIOConcurrencyHelpers
@@ -20,11 +21,6 @@ import NIOConcurrencyHelpers
 /// writing elsewhere, or belongs to another user), no mapping: the caller
 /// uses sendfile.
 final class LeasedFile: Sendable {
-    /// F_SETLEASE and F_GETLEASE (Linux, F_LINUX_SPECIFIC_BASE + 0 and + 1),
-    /// which Glibc shows only to C compiled with _GNU_SOURCE.
-    private static let setLease: Int32 = 1024
-    private static let getLease: Int32 = 1025
-
     private let descriptor: Int32
     private let state = NIOLockedValueBox(State())
 
@@ -50,7 +46,7 @@ final class LeasedFile: Sendable {
         guard breakGrace >= .seconds(2) else { return nil }
         let own = dup(descriptor)
         guard own >= 0 else { return nil }
-        guard fcntl(own, LeasedFile.setLease, F_RDLCK) == 0 else {
+        guard fcntl(own, hoist_F_SETLEASE, F_RDLCK) == 0 else {
             close(own)
             return nil
         }
@@ -65,7 +61,7 @@ final class LeasedFile: Sendable {
 
     /// Someone waits to write or truncate the file.
     var breakRequested: Bool {
-        fcntl(descriptor, LeasedFile.getLease) != F_RDLCK
+        fcntl(descriptor, hoist_F_GETLEASE) != F_RDLCK
     }
 
     /// Maps `length` bytes from `offset`; nil if the file cannot be mapped.
@@ -103,7 +99,7 @@ final class LeasedFile: Sendable {
         guard release else { return }
         // Explicitly: the lease belongs to the open file, which the caller's
         // descriptor (and any mapping) keeps open.
-        _ = fcntl(descriptor, Self.setLease, F_UNLCK)
+        _ = fcntl(descriptor, hoist_F_SETLEASE, F_UNLCK)
         close(descriptor)
     }
 
