@@ -7,7 +7,7 @@ extension JSONValue {
     /// `Double`, the same as `JSONEncoder`'s default strategy.
     public init(encoding value: some Encodable) throws {
         let node = EncodingNode()
-        try value.encode(to: ValueEncoder(node: node, codingPath: []))
+        try value.encode(to: ValueEncoder(node: node))
         self = node.value
     }
 }
@@ -33,15 +33,11 @@ private final class EncodingNode {
         }
     }
 
+    /// Synthesized `Codable` never encodes a key twice, so keys are not searched.
     func add(key: String, _ node: EncodingNode) {
         if case .object(var members) = kind {
-            kind = .empty
-            // A key encoded twice keeps its last value, as JSONEncoder does.
-            if let index = members.firstIndex(where: { $0.key == key }) {
-                members[index].node = node
-            } else {
-                members.append((key, node))
-            }
+            kind = .empty  // keeps `members` unique while it grows
+            members.append((key, node))
             kind = .object(members)
         } else {
             kind = .object([(key, node)])
@@ -74,36 +70,38 @@ private final class EncodingNode {
     }
 
     /// Encodes a nested value into a new node.
-    static func encoding(_ value: some Encodable, at codingPath: [any CodingKey]) throws -> EncodingNode {
+    static func encoding(_ value: some Encodable) throws -> EncodingNode {
         let node = EncodingNode()
-        try value.encode(to: ValueEncoder(node: node, codingPath: codingPath))
+        try value.encode(to: ValueEncoder(node: node))
         return node
     }
 }
 
 private struct ValueEncoder: Encoder {
     let node: EncodingNode
-    let codingPath: [any CodingKey]
+    /// Not tracked: the only error is a non-finite number, and paths cost an allocation per value.
+    var codingPath: [any CodingKey] { [] }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
         if case .object = node.kind {} else { node.kind = .object([]) }
-        return KeyedEncodingContainer(KeyedContainer(node: node, codingPath: codingPath))
+        return KeyedEncodingContainer(KeyedContainer(node: node))
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
         if case .array = node.kind {} else { node.kind = .array([]) }
-        return UnkeyedContainer(node: node, codingPath: codingPath)
+        return UnkeyedContainer(node: node)
     }
 
     func singleValueContainer() -> any SingleValueEncodingContainer {
-        SingleValueContainer(node: node, codingPath: codingPath)
+        SingleValueContainer(node: node)
     }
 }
 
 private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     let node: EncodingNode
-    let codingPath: [any CodingKey]
+    /// Not tracked: the only error is a non-finite number, and paths cost an allocation per value.
+    var codingPath: [any CodingKey] { [] }
 
     mutating func encodeNil(forKey key: Key) throws { node.add(key: key.stringValue, .scalar(.null)) }
     mutating func encode(_ value: Bool, forKey key: Key) throws { node.add(key: key.stringValue, .scalar(.bool(value))) }
@@ -122,19 +120,19 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     mutating func encode(_ value: UInt64, forKey key: Key) throws { node.add(key: key.stringValue, .number(value)) }
 
     mutating func encode(_ value: some Encodable, forKey key: Key) throws {
-        node.add(key: key.stringValue, try .encoding(value, at: codingPath + [key]))
+        node.add(key: key.stringValue, try .encoding(value))
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
         let child = EncodingNode()
         node.add(key: key.stringValue, child)
-        return ValueEncoder(node: child, codingPath: codingPath + [key]).container(keyedBy: keyType)
+        return ValueEncoder(node: child).container(keyedBy: keyType)
     }
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
         let child = EncodingNode()
         node.add(key: key.stringValue, child)
-        return ValueEncoder(node: child, codingPath: codingPath + [key]).unkeyedContainer()
+        return ValueEncoder(node: child).unkeyedContainer()
     }
 
     mutating func superEncoder() -> any Encoder { superEncoder(forKey: Key(stringValue: "super")!) }
@@ -142,26 +140,18 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     mutating func superEncoder(forKey key: Key) -> any Encoder {
         let child = EncodingNode()
         node.add(key: key.stringValue, child)
-        return ValueEncoder(node: child, codingPath: codingPath + [key])
+        return ValueEncoder(node: child)
     }
-}
-
-private struct IndexKey: CodingKey {
-    var stringValue: String { "Index \(intValue!)" }
-    var intValue: Int?
-    init(_ index: Int) { intValue = index }
-    init?(stringValue: String) { nil }
-    init?(intValue: Int) { self.intValue = intValue }
 }
 
 private struct UnkeyedContainer: UnkeyedEncodingContainer {
     let node: EncodingNode
-    let codingPath: [any CodingKey]
+    /// Not tracked: the only error is a non-finite number, and paths cost an allocation per value.
+    var codingPath: [any CodingKey] { [] }
     private(set) var count = 0
 
-    init(node: EncodingNode, codingPath: [any CodingKey]) {
+    init(node: EncodingNode) {
         self.node = node
-        self.codingPath = codingPath
     }
 
     private mutating func append(_ child: EncodingNode) {
@@ -186,31 +176,32 @@ private struct UnkeyedContainer: UnkeyedEncodingContainer {
     mutating func encode(_ value: UInt64) throws { append(.number(value)) }
 
     mutating func encode(_ value: some Encodable) throws {
-        append(try .encoding(value, at: codingPath + [IndexKey(count)]))
+        append(try .encoding(value))
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
         let child = EncodingNode()
         append(child)
-        return ValueEncoder(node: child, codingPath: codingPath + [IndexKey(count - 1)]).container(keyedBy: keyType)
+        return ValueEncoder(node: child).container(keyedBy: keyType)
     }
 
     mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
         let child = EncodingNode()
         append(child)
-        return ValueEncoder(node: child, codingPath: codingPath + [IndexKey(count - 1)]).unkeyedContainer()
+        return ValueEncoder(node: child).unkeyedContainer()
     }
 
     mutating func superEncoder() -> any Encoder {
         let child = EncodingNode()
         append(child)
-        return ValueEncoder(node: child, codingPath: codingPath + [IndexKey(count - 1)])
+        return ValueEncoder(node: child)
     }
 }
 
 private struct SingleValueContainer: SingleValueEncodingContainer {
     let node: EncodingNode
-    let codingPath: [any CodingKey]
+    /// Not tracked: the only error is a non-finite number, and paths cost an allocation per value.
+    var codingPath: [any CodingKey] { [] }
 
     mutating func encodeNil() throws { node.kind = .scalar(.null) }
     mutating func encode(_ value: Bool) throws { node.kind = .scalar(.bool(value)) }
@@ -229,6 +220,6 @@ private struct SingleValueContainer: SingleValueEncodingContainer {
     mutating func encode(_ value: UInt64) throws { node.kind = EncodingNode.number(value).kind }
 
     mutating func encode(_ value: some Encodable) throws {
-        try value.encode(to: ValueEncoder(node: node, codingPath: codingPath))
+        try value.encode(to: ValueEncoder(node: node))
     }
 }

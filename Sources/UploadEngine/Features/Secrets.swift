@@ -87,7 +87,7 @@ public enum Secrets {
                 if case .bytes(let bytes) = part.content { values.insert(String(decoding: bytes, as: UTF8.self)) }
             }
         }
-        if let password = URLComponents(string: request.url)?.password { values.insert(password) }
+        if request.url.utf8.contains(UInt8(ascii: "@")), let password = URLComponents(string: request.url)?.password { values.insert(password) }
         return values.filter { !$0.isEmpty }
     }
 

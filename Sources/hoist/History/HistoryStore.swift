@@ -14,18 +14,23 @@ struct HistoryStore: Sendable {
         XDG.directory("XDG_STATE_HOME", fallback: ".local/state") + "/hoist/history.jsonl"
     }
 
-    /// Appends lines with one `write` each, so two Hoist processes never
-    /// interleave inside a line.
+    /// Appends lines with one `write`, so two Hoist processes never
+    /// interleave inside a line. The folder is made only when it is missing.
     func append(_ lines: [String]) throws {
-        try XDG.makePrivateDirectories((path as NSString).deletingLastPathComponent)
-        let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
+        var fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
+        if fd < 0, errno == ENOENT {
+            try XDG.makePrivateDirectories((path as NSString).deletingLastPathComponent)
+            fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
+        }
         guard fd >= 0 else { throw StateFileError("cannot open \(path): \(String(cString: strerror(errno)))") }
         defer { close(fd) }
+        var bytes: [UInt8] = []
         for line in lines {
-            let bytes = Array((line + "\n").utf8)
-            let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            guard written == bytes.count else { throw StateFileError("cannot write \(path): \(String(cString: strerror(errno)))") }
+            bytes += line.utf8
+            bytes.append(UInt8(ascii: "\n"))
         }
+        let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        guard written == bytes.count else { throw StateFileError("cannot write \(path): \(String(cString: strerror(errno)))") }
     }
 
     /// The entries, oldest first. A line that is not JSON (a crash mid-write
