@@ -81,9 +81,9 @@ import Testing
 
             let tmux = try await Self.startUI(home.path)
             defer { Task { await tmux.kill() } }
-            var screen = try await tmux.waitFor("the interrupted tasks") { $0.text.contains("interrupted upload") && $0.text.contains("R resumes") }
+            // The notice names the process; the Response pane's note alone also says "R resumes".
+            var screen = try await tmux.waitFor("the interrupted tasks") { $0.text.contains("interrupted uploads from hoist send (pid \(send.pid)): R resumes them") }
             #expect(screen.text.contains("↯"))
-            #expect(screen.text.contains("from hoist send (pid \(send.pid))"))
             try await tmux.press("R")
             screen = try await tmux.waitFor("every resumed upload done", timeout: .seconds(90)) { lines in
                 lines.text.contains("✔ \(tasks.count) ") && !lines.text.contains("↯")
