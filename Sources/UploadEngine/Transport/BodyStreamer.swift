@@ -8,7 +8,7 @@ import NIOPosix
 
 /// Streams a `RequestBody` into AsyncHTTPClient's body writer with
 /// backpressure. On plaintext HTTP/1.1, file segments go out as mapped
-/// slices (`MappedFileSlice`; sendfile where a file cannot be mapped);
+/// slices (`LeasedFile`, to a server on this machine) or by sendfile;
 /// otherwise every byte is read by FormData's `BodyReader` on NIO's thread
 /// pool, so the event loop never blocks.
 ///
