@@ -147,6 +147,7 @@ import Testing
                 try await Task.sleep(for: .milliseconds(20))
             }
             #expect(!openDescriptors(to: file.path).isEmpty, "the file is open while it is sent")
+            #expect(mappings(of: file.path) >= 1, "to the receiver on loopback, its slices go out mapped")
             #expect(establishedConnections(toPort: port) >= 1, "the upload's connection is seen")
             h.engine.cancel(id)
             let done = try await h.finish(id)
@@ -154,10 +155,11 @@ import Testing
             #expect(done.progress.bytesSent < done.progress.totalBytes!)
             var settled = false
             for _ in 0..<100 where !settled {
-                settled = openDescriptors(to: file.path).isEmpty && establishedConnections(toPort: port) <= before
+                settled = openDescriptors(to: file.path).isEmpty && mappings(of: file.path) == 0 && establishedConnections(toPort: port) <= before
                 if !settled { try await Task.sleep(for: .milliseconds(50)) }
             }
             #expect(openDescriptors(to: file.path).isEmpty, "the uploaded file was closed")
+            #expect(mappings(of: file.path) == 0, "no slice of it is still mapped")
             #expect(establishedConnections(toPort: port) <= before, "the cancelled connection was closed")
         }
     }

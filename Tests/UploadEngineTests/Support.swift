@@ -103,6 +103,12 @@ func openDescriptors(to path: String) -> [String] {
     return entries.filter { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + $0)) == path }
 }
 
+/// Mappings of `path` in this process (a mapped slice of an upload).
+func mappings(of path: String) -> Int {
+    let maps = FileHandle(forReadingAtPath: "/proc/self/maps").map { $0.readDataToEndOfFile() } ?? Data()
+    return String(decoding: maps, as: UTF8.self).split(separator: "\n").filter { $0.hasSuffix(" " + path) }.count
+}
+
 /// Established TCP connections whose remote end is `port` on this machine.
 /// Counted from /proc/net rather than our descriptor table, which tests
 /// running in parallel in this process change at any moment.
