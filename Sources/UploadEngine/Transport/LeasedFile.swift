@@ -16,8 +16,8 @@ import NIOConcurrencyHelpers
 /// Why the lease: a write from a mapping of a file cut short fails with
 /// EFAULT, on which NIO stops the process. While the lease is held, anyone
 /// opening the file to write or truncating it waits in the kernel; the
-/// streamer sees the request (`breakRequested`), stops mapping, and the lease
-/// ends when the last mapped buffer is gone. No lease (the file is open for
+/// streamer sees the request (`breakRequested`) and fails the upload as
+/// changed, and the lease ends when the last mapped buffer is gone. No lease (the file is open for
 /// writing elsewhere, or belongs to another user), no mapping: the caller
 /// uses sendfile.
 final class LeasedFile: Sendable {
@@ -36,7 +36,7 @@ final class LeasedFile: Sendable {
         Int64(readSmallFile("/proc/sys/fs/lease-break-time", limit: 64).flatMap { Int($0.filter(\.isNumber)) } ?? 0))
 
     /// How long a break may wait before the request holding the mappings is
-    /// ended (`BodyStreamer.leaseBreakOverdue`), well before the kernel's time.
+    /// ended (`BodyStreamer.reasonToStop`), well before the kernel's time.
     static let breakGrace: TimeAmount = .seconds(min(10, kernelBreakTime.nanoseconds / 3_000_000_000))
 
     /// Takes a read lease through a duplicate of `descriptor`, kept until
