@@ -147,7 +147,12 @@ import Testing
                 try await Task.sleep(for: .milliseconds(20))
             }
             #expect(!openDescriptors(to: file.path).isEmpty, "the file is open while it is sent")
-            #expect(mappings(of: file.path) >= 1, "to the receiver on loopback, its slices go out mapped")
+            var mapped = false
+            for _ in 0..<400 where !mapped {
+                mapped = mappings(of: file.path) >= 1
+                if !mapped { try await Task.sleep(for: .milliseconds(5)) }
+            }
+            #expect(mapped, "to the receiver on loopback, its slices go out mapped")
             #expect(establishedConnections(toPort: port) >= 1, "the upload's connection is seen")
             h.engine.cancel(id)
             let done = try await h.finish(id)
