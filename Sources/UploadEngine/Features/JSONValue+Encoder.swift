@@ -6,9 +6,7 @@ extension JSONValue {
     /// task. Nothing here needs those: a `Date` would come out as its
     /// `Double`, the same as `JSONEncoder`'s default strategy.
     public init(encoding value: some Encodable) throws {
-        let node = EncodingNode()
-        try value.encode(to: ValueEncoder(node: node))
-        self = node.value
+        self = try EncodingNode.encoding(value).value
     }
 }
 
