@@ -22,4 +22,18 @@ static inline ssize_t hoist_pread_nowait(int fd, void *buffer, size_t count, off
     return preadv2(fd, &vector, 1, offset, hoist_RWF_NOWAIT);
 }
 
+// <linux/mman.h>, for cachestat(2) (Linux 6.5; 451 on every architecture).
+struct hoist_cachestat_range { unsigned long long off, len; };
+struct hoist_cachestat { unsigned long long nr_cache, nr_dirty, nr_writeback, nr_evicted, nr_recently_evicted; };
+extern long syscall(long number, ...);
+
+/// How many pages of the range are in the page cache; -1 where the kernel
+/// cannot tell.
+static inline long long hoist_cached_pages(int fd, off_t offset, size_t length) {
+    struct hoist_cachestat_range range = { (unsigned long long)offset, length };
+    struct hoist_cachestat stat;
+    if (syscall(451, fd, &range, &stat, 0) != 0) return -1;
+    return (long long)stat.nr_cache;
+}
+
 #endif

@@ -121,6 +121,42 @@ import Testing
         }
     }
 
+    /// To a server on this machine a file goes out as mapped slices. However
+    /// slowly the server reads, no more than `SlicePump.slicesInFlight` of
+    /// them are mapped at once (NIO's write futures alone let a whole file
+    /// be mapped ahead). A file not in the page cache is mapped off the
+    /// event loop, and arrives whole.
+    @Test func mappedSlicesStayFewAndAFileOnlyOnDiskArrivesWhole() async throws {
+        try await Harness.run(configure: { $0.readBytesPerSecond = 10_000_000 }) { h in
+            let file = randomFile(h, "大 文件.bin", size: 12_000_001, seed: 21)
+            let fd = open(file.path, O_RDONLY)
+            fsync(fd)
+            #expect(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) == 0)
+            let lease = try #require(LeasedFile.take(fd))
+            #expect(!lease.isCached(offset: 0, length: 12_000_001), "evicted: its slices are mapped on the thread pool")
+            #expect(!lease.isCached(offset: 4096, length: 1))
+            lease.end()
+            close(fd)
+            let id = try h.engine.add(UploadRequest(url: h.url, body: .multipart(MultipartForm(parts: [.file("f", path: file.path)]))))
+            var most = 0
+            while h.engine.snapshot(id)?.state.isFinished == false {
+                most = max(most, mappings(of: file.path))
+                try await Task.sleep(for: .milliseconds(3))
+            }
+            let done = try await h.finish(id)
+            #expect(done.state == .succeeded)
+            #expect(try received(done).files.first?.sha256 == sha256(file.bytes))
+            #expect(most >= 1, "its slices were mapped")
+            #expect(most <= SlicePump.slicesInFlight, "\(most) slices mapped at once")
+
+            let again = open(file.path, O_RDONLY)
+            defer { close(again) }
+            let cachedLease = try #require(LeasedFile.take(again))
+            defer { cachedLease.end() }
+            #expect(cachedLease.isCached(offset: 0, length: 12_000_001), "read by the upload: now in the page cache")
+        }
+    }
+
     @Test func progressEventsAreThrottled() async throws {
         try await Harness.run(configure: { $0.readBytesPerSecond = 20_000_000 }) { h in
             let big = randomFile(h, "big.bin", size: 20_000_000, seed: 4)
@@ -128,7 +164,7 @@ import Testing
             #expect(done.state == .succeeded)
             let progressEvents = h.events.all().filter { if case .progress(let s) = $0 { s.id == done.id } else { false } }
             let seconds = ProgressMeter.seconds(done.finishedAt! - done.startedAt!)
-            // About 20 a second at most, plus the last; 1 MiB slices alone would give 19.
+            // About 20 a second at most, plus the last; an event per slice would give 10.
             #expect(progressEvents.count >= 2)
             #expect(Double(progressEvents.count) <= seconds * 20 + 3, "\(progressEvents.count) events in \(seconds) s")
         }

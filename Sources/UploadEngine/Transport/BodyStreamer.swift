@@ -16,10 +16,8 @@ import NIOPosix
 /// the request's event loop after the request completed or failed, so no
 /// handle is closed under a pending write.
 final class BodyStreamer: Sendable {
+    /// Bytes read at a time through a `BodyReader`.
     static let chunkSize = 1 << 20
-    /// File slices handed to NIO before the first of them has to finish.
-    /// Each is mapped until written, so this bounds the memory they hold.
-    static let slicesInFlight = 2
     /// A body up to this size is read whole and sent as one buffer (see
     /// `HTTPTransport.start`): for small files, sendfile setup and extra
     /// writes cost more than copying the bytes.
@@ -58,7 +56,7 @@ final class BodyStreamer: Sendable {
     func makeBody(on eventLoop: any EventLoop) -> HTTPClient.Body {
         .stream(contentLength: body.contentLength) { writer in
             let promise = eventLoop.makePromise(of: Void.self)
-            promise.completeWithTask { try await self.write(to: writer) }
+            promise.completeWithTask { try await self.write(to: writer, on: eventLoop) }
             return promise.futureResult
         }
     }
@@ -107,7 +105,7 @@ final class BodyStreamer: Sendable {
         return buffer
     }
 
-    private func write(to writer: HTTPClient.Body.StreamWriter) async throws {
+    private func write(to writer: HTTPClient.Body.StreamWriter, on eventLoop: any EventLoop) async throws {
         guard files != .threadPool else {
             try await writeThroughReader(body.segments, to: writer)
             return
@@ -117,7 +115,7 @@ final class BodyStreamer: Sendable {
             if case .file(let region) = segment {
                 try await writeThroughReader(pending, to: writer)
                 pending = []
-                try await writeFileRegion(region, to: writer)
+                try await writeFileRegion(region, to: writer, on: eventLoop)
             } else {
                 pending.append(segment)
             }
@@ -125,7 +123,7 @@ final class BodyStreamer: Sendable {
         try await writeThroughReader(pending, to: writer)
     }
 
-    private func writeFileRegion(_ region: FormData.FileRegion, to writer: HTTPClient.Body.StreamWriter) async throws {
+    private func writeFileRegion(_ region: FormData.FileRegion, to writer: HTTPClient.Body.StreamWriter, on eventLoop: any EventLoop) async throws {
         let check = try region.open()
         let index = state.withLockedValue { state -> Int? in
             guard !state.finished else { return nil }
@@ -138,31 +136,9 @@ final class BodyStreamer: Sendable {
         }
         let lease = files == .mapped ? LeasedFile.take(check).flatMap(startLease) : nil
         defer { if lease != nil { endLease() } }
-        var offset = region.offset
-        let end = region.offset + region.length
-        // Slices queued ahead: NIO starts writing the next as soon as one
-        // ends, instead of after this task has woken up and handed it over.
-        var inFlight: [EventLoopFuture<Void>] = []
-        while offset < end {
-            if inFlight.count == Self.slicesInFlight { try await inFlight.removeFirst().get() }
-            if lease?.breakRequested == true {
-                // Another program waits to write or truncate the file: what
-                // would go out next is no longer the file that was queued.
-                throw FormDataError.fileChanged(field: region.field, path: region.path, detail: "another program opened it to change it")
-            }
-            // Re-check before each slice: sendfile past the end of a
-            // shortened file would stall, not fail.
-            try region.verify(descriptor: check)
-            let sliceEnd = min(offset + Int64(Self.chunkSize), end)
-            if let mapped = lease?.map(offset: offset, length: Int(sliceEnd - offset)) {
-                inFlight.append(writer.write(.byteBuffer(mapped)))
-            } else {
-                let handle = try sendfileHandle(index)
-                inFlight.append(writer.write(.fileRegion(NIOCore.FileRegion(fileHandle: handle, readerIndex: Int(offset), endIndex: Int(sliceEnd)))))
-            }
-            offset = sliceEnd
-        }
-        for write in inFlight { try await write.get() }
+        try await SlicePump.send(
+            region, check: check, lease: lease, sendfileHandle: { try self.sendfileHandle(index) }, to: writer, on: eventLoop
+        ).get()
     }
 
     private func startLease(_ file: LeasedFile) -> LeasedFile? {
