@@ -16,7 +16,7 @@ import NIOConcurrencyHelpers
 /// Why the lease: a write from a mapping of a file cut short fails with
 /// EFAULT, on which NIO stops the process. While the lease is held, anyone
 /// opening the file to write or truncating it waits in the kernel; the
-/// streamer sees the request (`breakRequested`) and fails the upload as
+/// slice pump sees the request (`breakRequested`) and fails the upload as
 /// changed, and the lease ends when the last mapped buffer is gone. No lease (the file is open for
 /// writing elsewhere, or belongs to another user), no mapping: the caller
 /// uses sendfile.
