@@ -4,7 +4,8 @@ enum ResponseContentDecoder {
     static func decode(_ body: [UInt8], contentType: String?, truncated: Bool) -> UploadResponse.Content {
         guard !body.isEmpty else { return .empty }
         let type = contentType?.lowercased() ?? ""
-        let declaredJSON = type.contains("json")
+        // Bytes, not Foundation's `contains`, which went through NSString.
+        let declaredJSON = type.utf8.indices.contains { type.utf8[$0...].starts(with: "json".utf8) }
         let firstByte = body.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) })
         let looksJSON = firstByte == UInt8(ascii: "{") || firstByte == UInt8(ascii: "[")
         if declaredJSON || looksJSON {
