@@ -14,9 +14,13 @@ config=release
 [ "${1:-}" = "-c" ] && config="$2"
 command -v tmux >/dev/null || { echo "bench/ui.sh: needs tmux" >&2; exit 1; }
 
-swift build -c "$config" --product hoist >/dev/null
-swift build -c "$config" --product hoist-bench-render >/dev/null
-bin="$(swift build -c "$config" --show-bin-path)"
+# Release with the runtime linked in, as bench/send.sh builds it (the
+# same flags keep the two from rebuilding each other's release build).
+flags=(-c "$config")
+[ "$config" = release ] && flags+=(--static-swift-stdlib)
+swift build "${flags[@]}" --product hoist >/dev/null
+swift build "${flags[@]}" --product hoist-bench-render >/dev/null
+bin="$(swift build "${flags[@]}" --show-bin-path)"
 work=$(mktemp -d)
 session="hoist-ui-bench-$$"
 cleanup() { tmux kill-session -t "$session" 2>/dev/null || true; [ -n "${receiver:-}" ] && kill "$receiver" 2>/dev/null; rm -rf "$work"; }
