@@ -25,6 +25,10 @@ final class SlicePump: @unchecked Sendable {
     private var inFlight = 0
     private var mapping = false
     private var ended = false
+    /// `fill` is running: a write that completes at once calls it again
+    /// from inside, and its loop picks that up instead (no recursion per
+    /// slice while the socket takes everything).
+    private var filling = false
 
     private let region: FormData.FileRegion
     private let check: Int32
@@ -69,6 +73,9 @@ final class SlicePump: @unchecked Sendable {
     /// Queues slices until `slicesInFlight` are with NIO, or mapped.
     private func fill() {
         eventLoop.assertInEventLoop()
+        guard !filling else { return }
+        filling = true
+        defer { filling = false }
         do {
             while !ended, !mapping, inFlight < Self.slicesInFlight, (lease?.liveMappings ?? 0) < Self.slicesInFlight, offset < end {
                 if lease?.breakRequested == true {
@@ -105,6 +112,7 @@ final class SlicePump: @unchecked Sendable {
         NIOThreadPool.singleton.runIfActive(eventLoop: eventLoop) { lease.map(offset: offset, length: length) }
             .whenComplete { result in
                 self.mapping = false
+                guard !self.ended else { return }  // failed meanwhile; the slice is unmapped when dropped
                 switch result {
                 case .success(let mapped?):
                     self.write(.byteBuffer(mapped))
