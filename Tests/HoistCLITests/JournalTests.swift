@@ -82,8 +82,10 @@ import Testing
             let tmux = try await Self.startUI(home.path)
             defer { Task { await tmux.kill() } }
             // The notice names the process; the Response pane's note alone also says "R resumes".
-            var screen = try await tmux.waitFor("the interrupted tasks") { $0.text.contains("interrupted uploads from hoist send (pid \(send.pid)): R resumes them") }
-            #expect(screen.text.contains("↯"))
+            // The tasks are listed a frame after the notice may be drawn: wait for both.
+            var screen = try await tmux.waitFor("the interrupted tasks") {
+                $0.text.contains("interrupted uploads from hoist send (pid \(send.pid)): R resumes them") && $0.text.contains("↯")
+            }
             try await tmux.press("R")
             screen = try await tmux.waitFor("every resumed upload done", timeout: .seconds(90)) { lines in
                 lines.text.contains("✔ \(tasks.count) ") && !lines.text.contains("↯")
