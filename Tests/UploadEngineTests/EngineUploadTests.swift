@@ -67,7 +67,8 @@ import Testing
             var ids: [TaskID] = []
             for index in 0..<3 {
                 let file = randomFile(h, "f\(index).bin", size: 1_000, seed: UInt64(index))
-                ids.append(try engine.add(UploadRequest(url: h.url, body: .multipart(MultipartForm(parts: [.file("f", path: file.path)])))))
+                // Slow answers, so that every kind of event is raised.
+                ids.append(try engine.add(UploadRequest(url: h.url + "?delay=150", body: .multipart(MultipartForm(parts: [.file("f", path: file.path)])))))
             }
             await engine.waitUntilIdle()
             await engine.shutdown()
@@ -84,6 +85,26 @@ import Testing
                 }
             })
             #expect(kinds.isSuperset(of: ["added", "stateChanged", "progress", "finished"]))
+        }
+    }
+
+    /// A sent body whose answer is slow shows as awaiting the response, with
+    /// every byte counted. A quick answer reports the sent body with the
+    /// outcome instead (one hop to the engine, not two): all bytes counted too.
+    @Test func aSlowAnswerShowsAsAwaitingTheResponse() async throws {
+        try await Harness.run { h in
+            let file = randomFile(h, "身份证 正面.jpg", size: 20_000, seed: 5)
+            let form = MultipartForm(parts: [.file("front", path: file.path)])
+            let slow = try await h.finish(try h.engine.add(UploadRequest(url: h.url + "?delay=400", body: .multipart(form))))
+            let quick = try await h.finish(try h.engine.add(UploadRequest(url: h.url, body: .multipart(form))))
+            for done in [slow, quick] {
+                #expect(done.state == .succeeded)
+                #expect(done.progress.bytesSent == done.progress.totalBytes)
+                #expect(done.progress.bytesSent == (try received(done).bodyBytes))
+            }
+            let waiting = h.events.snapshots(of: slow.id).filter { $0.state == .awaitingResponse }
+            #expect(!waiting.isEmpty, "the slow task never showed as awaiting the response")
+            #expect(waiting.allSatisfy { $0.progress.bytesSent == $0.progress.totalBytes })
         }
     }
 

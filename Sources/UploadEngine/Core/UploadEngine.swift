@@ -100,15 +100,20 @@ public final class UploadEngine: @unchecked Sendable {
     }
 
     /// Queues several uploads in order, as `add` does each, but checks every
-    /// URL and file first (on all cores) and adds nothing when one is bad:
-    /// the first bad one throws. `after[i]`, when set, is the index of an
+    /// URL and file first (files on all cores) and adds nothing when one is
+    /// bad: a bad URL throws first, then the first bad file. `after[i]`, when set, is the index of an
     /// earlier request of the batch that request `i` waits for. One hop to
     /// the engine's queue for the whole batch, and one batch of events.
     @discardableResult
     public func add(batch requests: [UploadRequest], after: [Int?] = [], priority: TaskPriority = .normal) throws(UploadFailure) -> [TaskID] {
+        // A batch usually goes to one URL: checked once, not once per request.
+        var checked: Set<String> = []
+        for request in requests where checked.insert(request.url).inserted {
+            _ = try HTTPTransport.validate(url: request.url)
+        }
         let bodies = NIOLockedValueBox<[Result<RequestBody, UploadFailure>?]>(Array(repeating: nil, count: requests.count))
         DispatchQueue.concurrentPerform(iterations: requests.count) { index in
-            let result = Result { () throws(UploadFailure) -> RequestBody in try Self.prepare(requests[index]) }
+            let result = Result { () throws(UploadFailure) -> RequestBody in try Self.encode(requests[index]) }
             bodies.withLockedValue { $0[index] = result }
         }
         var prepared: [RequestBody] = []
@@ -126,6 +131,11 @@ public final class UploadEngine: @unchecked Sendable {
     /// The body as the first attempt will send it; throws for a bad URL or file.
     private static func prepare(_ request: UploadRequest) throws(UploadFailure) -> RequestBody {
         _ = try HTTPTransport.validate(url: request.url)
+        return try encode(request)
+    }
+
+    /// The body as the first attempt will send it; throws for a bad file.
+    private static func encode(_ request: UploadRequest) throws(UploadFailure) -> RequestBody {
         do {
             return try request.body.encode()
         } catch {

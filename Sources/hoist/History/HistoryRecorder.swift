@@ -6,7 +6,7 @@ import UploadEngine
 /// Appends each finished task to the history file. A history that cannot be
 /// written is reported once on stderr and never fails an upload.
 final class HistoryRecorder: UploadEventMonitor, @unchecked Sendable {
-    let queue = DispatchQueue(label: "hoist.history")
+    let queue: DispatchQueue
     private let store: HistoryStore
     private let secretFields: @Sendable () -> Set<String>
     private var warned = false
@@ -15,7 +15,12 @@ final class HistoryRecorder: UploadEventMonitor, @unchecked Sendable {
 
     /// `secretFields` is asked at each finished task: in the UI the user can
     /// mark a field secret at any time.
-    init(store: HistoryStore = HistoryStore(path: HistoryStore.defaultPath()), secretFields: @escaping @Sendable () -> Set<String>) {
+    /// `target`, when given, is the thread the recorder shares with other monitors.
+    init(
+        store: HistoryStore = HistoryStore(path: HistoryStore.defaultPath()), target: DispatchQueue? = nil,
+        secretFields: @escaping @Sendable () -> Set<String>
+    ) {
+        self.queue = DispatchQueue(label: "hoist.history", target: target)
         self.store = store
         self.secretFields = secretFields
     }

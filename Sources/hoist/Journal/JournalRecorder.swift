@@ -11,7 +11,7 @@ import UploadEngine
 /// twice, never lost. Writes are coalesced and run on a queue of their own,
 /// so fsync never holds up the engine or the screen.
 final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
-    let queue = DispatchQueue(label: "hoist.journal")
+    let queue: DispatchQueue
     private let writer = DispatchQueue(label: "hoist.journal.write")
     let store: JournalStore
     private let command: String
@@ -34,8 +34,11 @@ final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
     /// Asks the engine which tasks are unfinished; set by `attach`.
     private var unfinished: (@Sendable (Set<TaskID>) -> Set<TaskID>)?
 
-    /// `report` is told, once, when the journal cannot be written.
-    init(store: JournalStore, command: String, report: @escaping @Sendable (String) -> Void) {
+    /// `report` is told, once, when the journal cannot be written. `target`,
+    /// when given, is the thread the recorder shares with other monitors
+    /// (its writes and fsyncs keep a queue of their own).
+    init(store: JournalStore, command: String, target: DispatchQueue? = nil, report: @escaping @Sendable (String) -> Void) {
+        self.queue = DispatchQueue(label: "hoist.journal", target: target)
         self.store = store
         self.command = command
         self.report = report

@@ -65,12 +65,14 @@ enum UISession {
     ) async throws -> ExitStatus {
         let mailbox = Mailbox()
         let secretNames = SecretNames()
-        let recorder = history.map { HistoryRecorder(store: $0, secretFields: { secretNames.value }) }
+        // The history and the journal take turns on one thread: see SendSession.
+        let records = DispatchQueue(label: "hoist.ui.records")
+        let recorder = history.map { HistoryRecorder(store: $0, target: records, secretFields: { secretNames.value }) }
         var journal: JournalRecorder?
         var journalProblem: Notice?
         if let journalDirectory {
             do {
-                journal = JournalRecorder(store: try JournalStore(directory: journalDirectory), command: "tui") {
+                journal = JournalRecorder(store: try JournalStore(directory: journalDirectory), command: "tui", target: records) {
                     mailbox.post(.notice(Notice($0, isError: true)))
                 }
             } catch {
