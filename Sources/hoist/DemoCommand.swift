@@ -73,7 +73,7 @@ struct DemoCommand: AsyncParsableCommand {
         let requests = [
             UploadRequest(url: url, body: .multipart(front), label: "身份证 正面.jpg"),
             UploadRequest(url: url, body: .multipart(back), label: "身份证 反面.jpg"),
-            UploadRequest(url: url, body: .multipart(MultipartForm(parts: [.file("artifact", path: folder.large)])), label: baseName(folder.large)),
+            UploadRequest(url: url, body: .multipart(MultipartForm(parts: [.file("artifact", path: folder.large)])), label: baseName(of: folder.large)),
             UploadRequest(url: url, body: .base64JSON(Base64JSONBody(fileField: "image", path: folder.front, fields: [FormField("user", "42")])), label: "base64 json"),
         ]
         let plan = SendPlan(requests: requests, after: [nil, 0, nil, nil], concurrency: 3)

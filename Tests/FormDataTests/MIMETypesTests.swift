@@ -52,4 +52,13 @@ import Testing
         let onlyInSystem = try #require(system.keys.sorted().first { MIMETypes.builtIn[$0] == nil })
         #expect(MIMETypes.lookup(filename: "file.\(onlyInSystem)") == system[onlyInSystem])
     }
+
+    /// The name a path is sent and labelled under.
+    @Test func baseNameIsTheLastComponent() {
+        let cases = [
+            ("photos/身份证 正面.jpg", "身份证 正面.jpg"), ("/abs/a.txt", "a.txt"), ("a.txt", "a.txt"),
+            ("dir/sub/", "sub"), ("dir//", "dir"), ("/", "/"), ("//", "/"), ("", ""), ("./x", "x"),
+        ]
+        for (path, name) in cases { #expect(baseName(of: path) == name, "\(path)") }
+    }
 }

@@ -108,3 +108,38 @@ import Testing
         #expect(queued.handle(.retryRequested) == nil)
     }
 }
+
+/// The scheduler's queue, as the engine moves tasks through it: start order
+/// is priority, then order of adding, however many have started before.
+@Suite struct SchedulerIndexTests {
+    @Test func startOrderHoldsAsTasksStartJumpAndLeave() {
+        var index = SchedulerIndex()
+        func request(_ n: Int) -> UploadRequest { UploadRequest(url: "http://127.0.0.1/up", body: .bytes([], contentType: "text/plain"), label: "\(n)") }
+        func add(_ n: Int, _ priority: TaskPriority = .normal) { index.added(TaskID(n), priority: priority, sequence: n, identity: request(n)) }
+        func move(_ n: Int, _ priority: TaskPriority = .normal, from old: TaskState, to new: TaskState) {
+            index.moved(TaskID(n), from: old, to: new, priority: priority, sequence: n, identity: request(n))
+        }
+        for n in 1...100 { add(n) }
+        for n in 1...60 {
+            #expect(index.nextQueued == TaskID(n))
+            move(n, from: .queued, to: .sending)
+        }
+        #expect(index.queuedCount == 40)
+        #expect(index.running == 60)
+        add(101, .high)
+        add(102, .low)
+        move(70, from: .queued, to: .cancelled(reason: "x"))
+        // A task put back in the queue (a retry) goes to its place again.
+        move(5, from: .sending, to: .queued)
+        #expect(index.queuedCount == 42)
+        var order: [Int] = []
+        while let next = index.nextQueued {
+            order.append(next.rawValue)
+            move(next.rawValue, next.rawValue == 101 ? .high : next.rawValue == 102 ? .low : .normal, from: .queued, to: .sending)
+        }
+        #expect(order == [101, 5] + Array(61...69) + Array(71...100) + [102])
+        #expect(index.queuedCount == 0)
+        #expect(index.running == 102 - 1)
+        #expect(index.unfinished == 102 - 1)
+    }
+}

@@ -5,10 +5,17 @@ public struct Boundary: Sendable, Hashable, CustomStringConvertible, Codable {
     /// A fresh random boundary: 128 random bits as 32 hex digits after a fixed prefix.
     public static func random() -> Boundary {
         var generator = SystemRandomNumberGenerator()
-        let high = generator.next() as UInt64
-        let low = generator.next() as UInt64
-        return Boundary(unchecked: "hoist-" + hex16(high) + hex16(low))
+        var text = Array("hoist-".utf8)
+        text.reserveCapacity(text.count + 32)
+        for word in [generator.next() as UInt64, generator.next() as UInt64] {
+            for shift in stride(from: 60, through: 0, by: -4) {
+                text.append(hexDigits[Int((word >> UInt64(shift)) & 15)])
+            }
+        }
+        return Boundary(unchecked: String(decoding: text, as: UTF8.self))
     }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
 
     /// A caller-chosen boundary: 1 to 70 characters from RFC 2046's `bchars`,
     /// not ending in a space.
@@ -54,11 +61,6 @@ public struct Boundary: Sendable, Hashable, CustomStringConvertible, Codable {
     }
 
     private static let tspecials: [UInt8] = Array("()<>@,;:\\\"/[]?= ".utf8)
-}
-
-private func hex16(_ value: UInt64) -> String {
-    let digits = String(value, radix: 16)
-    return String(repeating: "0", count: 16 - digits.count) + digits
 }
 
 extension Boundary {

@@ -120,11 +120,15 @@ public enum StreamSource: Sendable, Hashable, Codable {
 }
 
 /// The last path component, as curl and browsers send it.
-func baseName(of path: String) -> String {
-    var trimmed = Substring(path)
-    while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
-    if let slash = trimmed.lastIndex(of: "/"), trimmed != "/" {
-        return String(trimmed[trimmed.index(after: slash)...])
+public func baseName(of path: String) -> String {
+    let slash = UInt8(ascii: "/")
+    let utf8 = path.utf8
+    var end = utf8.endIndex
+    // Trailing slashes go ("a/b/" is "b"), but "/" stays "/".
+    while end > utf8.startIndex, utf8.index(before: end) > utf8.startIndex, utf8[utf8.index(before: end)] == slash {
+        end = utf8.index(before: end)
     }
-    return String(trimmed)
+    let trimmed = path[..<end]
+    guard let last = trimmed.utf8.lastIndex(of: slash), trimmed.utf8.index(after: last) < end else { return String(trimmed) }
+    return String(trimmed[trimmed.utf8.index(after: last)...])
 }

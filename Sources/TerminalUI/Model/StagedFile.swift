@@ -23,9 +23,7 @@ public struct StagedFile: Sendable, Hashable, Identifiable {
         self.detectedType = detectedType ?? MIMETypes.type(forFilename: path)
     }
 
-    public var baseName: String {
-        path.split(separator: "/", omittingEmptySubsequences: true).last.map(String.init) ?? path
-    }
+    public var baseName: String { FormData.baseName(of: path) }
 
     public var displayName: String { filename ?? baseName }
     public var effectiveType: String { contentType ?? detectedType }

@@ -14,7 +14,11 @@ struct SchedulerIndex {
         }
     }
 
-    private(set) var queue: [QueueKey] = []
+    /// Queued tasks in start order from `head` on. Starting the first one
+    /// moves `head` instead of shifting the whole array (1,000 queued tasks
+    /// would be copied once per start).
+    private var queue: [QueueKey] = []
+    private var head = 0
     private(set) var running = 0
     private(set) var unfinished = 0
     /// Unfinished tasks by request identity. Interrupted tasks are left out:
@@ -23,8 +27,14 @@ struct SchedulerIndex {
     /// Tasks waiting on each task.
     var dependents: [TaskID: [TaskID]] = [:]
 
-    var nextQueued: TaskID? { queue.first?.id }
-    var queuedCount: Int { queue.count }
+    var nextQueued: TaskID? { head < queue.count ? queue[head].id : nil }
+    var queuedCount: Int { queue.count - head }
+
+    /// Room for `extra` more tasks, before a batch is added.
+    mutating func reserveCapacity(_ extra: Int) {
+        queue.reserveCapacity(queue.count + extra)
+        active.reserveCapacity(active.count + extra)
+    }
 
     mutating func added(_ id: TaskID, state: TaskState = .queued, priority: TaskPriority, sequence: Int, identity: UploadRequest) {
         unfinished += 1
@@ -52,17 +62,33 @@ struct SchedulerIndex {
     }
 
     private mutating func insert(_ key: QueueKey) {
-        queue.insert(key, at: position(of: key))
+        let index = position(of: key)
+        if index == head, head > 0 {
+            head -= 1
+            queue[head] = key
+        } else {
+            queue.insert(key, at: index)
+        }
     }
 
     private mutating func remove(_ key: QueueKey) {
         let index = position(of: key)
-        if index < queue.count, queue[index] == key { queue.remove(at: index) }
+        guard index < queue.count, queue[index] == key else { return }
+        if index == head {
+            head += 1
+            // The slots before `head` are dropped once they are half the array.
+            if head > 32, head * 2 > queue.count {
+                queue.removeFirst(head)
+                head = 0
+            }
+        } else {
+            queue.remove(at: index)
+        }
     }
 
-    /// The first index whose key is not before `key` (binary search).
+    /// The first index from `head` whose key is not before `key` (binary search).
     private func position(of key: QueueKey) -> Int {
-        var low = 0
+        var low = head
         var high = queue.count
         while low < high {
             let mid = (low + high) / 2

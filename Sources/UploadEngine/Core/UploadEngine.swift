@@ -119,7 +119,10 @@ public final class UploadEngine: @unchecked Sendable {
         var prepared: [RequestBody] = []
         for result in bodies.withLockedValue({ $0 }) { prepared.append(try result!.get()) }
         return queue.sync {
+            records.reserveCapacity(records.count + requests.count)
+            index.reserveCapacity(requests.count)
             var ids: [TaskID] = []
+            ids.reserveCapacity(requests.count)
             for (index, request) in requests.enumerated() {
                 let dependency = index < after.count ? after[index].map { ids[$0] } : nil
                 ids.append(insert(request, body: prepared[index], priority: priority, dependency: dependency))

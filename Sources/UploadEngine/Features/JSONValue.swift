@@ -88,28 +88,32 @@ public indirect enum JSONValue: Sendable, Hashable {
     }
 
     /// A JSON string literal: `"`, `\` and the C0 controls escaped, the rest as UTF-8.
+    /// One pass over the string's own bytes, copying the runs between escapes.
     private static func writeQuoted(_ text: String, to out: inout [UInt8]) {
+        var text = text
         out.append(UInt8(ascii: "\""))
-        // Most strings need no escape: copied whole.
-        guard text.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
-            out += text.utf8
-            out.append(UInt8(ascii: "\""))
-            return
-        }
-        let hex = Array("0123456789abcdef".utf8)
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): out += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
-            case UInt8(ascii: "\\"): out += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
-            case 0x0A: out += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
-            case 0x0D: out += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
-            case 0x09: out += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
-            case 0..<0x20: out += Array("\\u00".utf8) + [hex[Int(byte >> 4)], hex[Int(byte & 15)]]
-            default: out.append(byte)
+        text.withUTF8 { bytes in
+            var run = 0
+            for index in bytes.indices {
+                let byte = bytes[index]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run..<index]))
+                run = index + 1
+                switch byte {
+                case UInt8(ascii: "\""): out += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
+                case UInt8(ascii: "\\"): out += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
+                case 0x0A: out += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
+                case 0x0D: out += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
+                case 0x09: out += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
+                default: out += Array("\\u00".utf8) + [hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 15)]]
+                }
             }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run...]))
         }
         out.append(UInt8(ascii: "\""))
     }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
 
     /// The text with JSON string escapes, without the quotes: `"`, `\`,
     /// `\n`, `\r`, `\t`, and `\uXXXX` for other scalars that `needsEscape`

@@ -15,12 +15,15 @@ public enum Secrets {
     }
 
     private static let secretWordBytes = secretWords.map { Array($0.utf8) }
+    private static let shortestSecretWord = secretWords.map(\.utf8.count).min()!
 
     /// A field is secret when the user marked it, or when its name says so.
     /// Compares ASCII-lowercased bytes: it runs for every key of every
     /// answer recorded in the history.
     public static func isSecretField(_ name: String, marked: Set<String> = []) -> Bool {
-        if marked.contains(name) { return true }
+        if !marked.isEmpty, marked.contains(name) { return true }
+        // Most keys ("id", "url", "status") are too short to hold a word.
+        guard name.utf8.count >= shortestSecretWord else { return false }
         let lower = name.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }
         return secretWordBytes.contains { word in
             lower.count >= word.count && (0...(lower.count - word.count)).contains { start in

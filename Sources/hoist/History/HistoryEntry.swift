@@ -68,26 +68,32 @@ enum HistoryEntry {
 
     private static func describe(_ file: (field: String, path: String)) -> JSONValue {
         let absolute = file.path.hasPrefix("/") ? file.path : workingDirectory + "/" + file.path
-        var info = stat()
-        let size = stat(file.path, &info) == 0 ? Int64(info.st_size) : nil
+        let (size, digest) = sizeAndHash(file.path)
         return .object([
             .init("field", .string(file.field)),
             .init("path", .string(absolute)),
             .init("size", size.map { .number("\($0)") } ?? .null),
-            .init("sha256", size.flatMap { $0 <= hashLimit ? sha256(ofFile: file.path, size: $0) : nil }.map(JSONValue.string) ?? .null),
+            .init("sha256", digest.map(JSONValue.string) ?? .null),
         ])
     }
 
-    private static func sha256(ofFile path: String, size: Int64) -> String? {
+    /// The file's size and, up to `hashLimit`, its SHA-256: one open and one
+    /// fstat (for a small file, one read too). A file that cannot be opened
+    /// still has its size from stat.
+    private static func sizeAndHash(_ path: String) -> (size: Int64?, sha256: String?) {
+        var info = stat()
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
+        guard fd >= 0 else { return (stat(path, &info) == 0 ? Int64(info.st_size) : nil, nil) }
         defer { close(fd) }
+        guard fstat(fd, &info) == 0 else { return (nil, nil) }
+        let size = Int64(info.st_size)
+        guard size <= hashLimit else { return (size, nil) }
         var hasher = SHA256()
         var buffer = [UInt8](repeating: 0, count: Int(min(max(size, 4096), 1 << 20)))
         while true {
             let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if count < 0, errno == EINTR { continue }
-            guard count > 0 else { return count == 0 ? hexDigest(hasher.finalize()) : nil }
+            guard count > 0 else { return (size, count == 0 ? hexDigest(hasher.finalize()) : nil) }
             buffer.withUnsafeBytes { hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
         }
     }

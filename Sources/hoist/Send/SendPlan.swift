@@ -65,7 +65,7 @@ struct SendPlan {
             bodies = [(.json(try Self.jsonDocument(doc)), nil)]
         } else if let path = command.uploadFile {
             try refuseProfileFields("-T")
-            bodies = [(.rawFile(path: path), baseName(path))]
+            bodies = [(.rawFile(path: path), baseName(of: path))]
         } else if let spec = command.base64JSON {
             bodies = [(.base64JSON(try Self.base64JSON(spec, items: leading + items)), nil)]
         } else if !command.data.isEmpty || !command.dataURLEncode.isEmpty {
@@ -149,7 +149,7 @@ struct SendPlan {
             for (slot, part) in fixed.enumerated() {
                 if let part { parts.append(part) } else if slot == file.slot { parts.append(.file(file.name, path: file.path)) }
             }
-            return (.multipart(MultipartForm(parts: parts)), baseName(file.path))
+            return (.multipart(MultipartForm(parts: parts)), baseName(of: file.path))
         }
     }
 
@@ -268,13 +268,9 @@ struct SendPlan {
         if case .multipart(let form) = body, let file = form.parts.first(where: { $0.filename != nil })?.filename {
             return file
         }
-        if case .base64JSON(let json) = body { return baseName(json.path) }
+        if case .base64JSON(let json) = body { return baseName(of: json.path) }
         return Secrets.displayURL(url)
     }
-}
-
-func baseName(_ path: String) -> String {
-    path.split(separator: "/").last.map(String.init) ?? path
 }
 
 /// Files matching a shell glob, sorted; directories are skipped.
@@ -282,17 +278,17 @@ enum Glob {
     static func files(matching pattern: String) throws -> [String] {
         var result = glob_t()
         defer { globfree(&result) }
-        let status = glob(pattern, 0, nil, &result)
+        // GLOB_MARK ends directories (and links to them) with a slash, from
+        // the directory entry's type where it can: no stat per match.
+        let status = glob(pattern, GLOB_MARK, nil, &result)
         if status == GLOB_NOMATCH { return [] }
         guard status == 0 else { throw BadInput("cannot expand \(String(reflecting: pattern))") }
         var paths: [String] = []
+        paths.reserveCapacity(Int(result.gl_pathc))
         for index in 0..<Int(result.gl_pathc) {
             guard let pointer = result.gl_pathv[index] else { continue }
             let path = String(cString: pointer)
-            var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue {
-                paths.append(path)
-            }
+            if path.utf8.last != UInt8(ascii: "/") { paths.append(path) }
         }
         return paths.sorted()
     }
