@@ -122,7 +122,9 @@ final class HTTPTransport: Sendable {
 
     /// Starts one attempt. `prepared` is the body as `add` encoded it: it is
     /// sent as it is when every file in it still matches its snapshot (what
-    /// encoding again would find), and encoded again otherwise.
+    /// encoding again would find), and encoded again otherwise. A small
+    /// prepared body is first read whole from the page cache, which checks
+    /// each file against its snapshot on the open descriptor: no stat by path.
     func start(_ request: UploadRequest, attempt number: Int, prepared: RequestBody? = nil, callbacks: Callbacks) -> Attempt {
         let attempt = Attempt()
         let started = ContinuousClock.now
@@ -131,9 +133,13 @@ final class HTTPTransport: Sendable {
         }
         let destination: Destination
         let body: RequestBody
+        var whole: ByteBuffer?
         do {
             destination = try self.destination(request)
-            if let prepared, prepared.filesMatchSnapshots() {
+            if let prepared, let buffer = Self.readWholeIfSmallAndCached(prepared) {
+                body = prepared
+                whole = buffer
+            } else if let prepared, prepared.filesMatchSnapshots() {
                 body = prepared
             } else {
                 body = try request.body.encode()
@@ -177,7 +183,7 @@ final class HTTPTransport: Sendable {
             // Read first, then send one buffer: a streamed body ends a hop after
             // its last write, and a server that answers sooner makes
             // AsyncHTTPClient close the connection instead of reusing it.
-            if let buffer = BodyStreamer.readWholeIfCached(body) {
+            if let buffer = whole ?? Self.readWholeIfSmallAndCached(body) {
                 execute(.byteBuffer(buffer))
                 return attempt
             }
@@ -193,6 +199,11 @@ final class HTTPTransport: Sendable {
             execute(streamer.makeBody(on: eventLoop))
         }
         return attempt
+    }
+
+    private static func readWholeIfSmallAndCached(_ body: RequestBody) -> ByteBuffer? {
+        guard let length = body.contentLength, length <= BodyStreamer.smallBodyLimit else { return nil }
+        return BodyStreamer.readWholeIfCached(body)
     }
 
     private func execute(
