@@ -20,4 +20,34 @@ import Testing
             #expect(Secrets.displayURL(url) == url)
         }
     }
+
+    @Test func fieldNamesThatSaySecretAreSecretInAnyCase() {
+        for name in ["password", "Password", "db_PASSWD", "clientSecret", "X-API-KEY", "apikey", "my_Token_id", "api_key"] {
+            #expect(Secrets.isSecretField(name), "\(name)")
+        }
+        for name in ["", "id", "tok", "toke", "status", "bytes_sent", "身份证 正面", "passw0rd", "sekret"] {
+            #expect(!Secrets.isSecretField(name), "\(name)")
+        }
+        #expect(Secrets.isSecretField("pin", marked: ["pin"]))
+        #expect(!Secrets.isSecretField("pin", marked: ["PIN"]))
+    }
+
+    @Test func maskingReachesEveryDepthAndLeavesTheRestAlone() {
+        let value = JSONValue.object([
+            .init("id", .number("7")),
+            .init("auth", .object([.init("access_token", .string("abc")), .init("user", .string("ann"))])),
+            .init("echo", .array([.string("your key is s3cr3t!"), .string("plain")])),
+            .init("pin", .string("1234")),
+        ])
+        let masked = Secrets.masked(value, marked: ["pin"], values: ["s3cr3t"])
+        let m = JSONValue.string(Secrets.mask)
+        #expect(masked == .object([
+            .init("id", .number("7")),
+            .init("auth", .object([.init("access_token", m), .init("user", .string("ann"))])),
+            .init("echo", .array([m, .string("plain")])),
+            .init("pin", m),
+        ]))
+        let clean = JSONValue.object([.init("status", .number("200")), .init("files", .array([.string("a.jpg")]))])
+        #expect(Secrets.masked(clean, marked: ["pin"], values: ["s3cr3t"]) == clean)
+    }
 }

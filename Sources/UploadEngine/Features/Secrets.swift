@@ -24,12 +24,22 @@ public enum Secrets {
         if !marked.isEmpty, marked.contains(name) { return true }
         // Most keys ("id", "url", "status") are too short to hold a word.
         guard name.utf8.count >= shortestSecretWord else { return false }
-        let lower = name.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }
-        return secretWordBytes.contains { word in
-            lower.count >= word.count && (0...(lower.count - word.count)).contains { start in
-                lower[start..<start + word.count].elementsEqual(word)
+        var name = name
+        return name.withUTF8 { bytes in secretWordBytes.contains { containsIgnoringASCIICase(bytes, $0) } }
+    }
+
+    /// Whether `word` (lowercase) occurs in `bytes`, ASCII letters compared
+    /// in either case. In place: no lowercased copy per key.
+    private static func containsIgnoringASCIICase(_ bytes: UnsafeBufferPointer<UInt8>, _ word: [UInt8]) -> Bool {
+        guard bytes.count >= word.count else { return false }
+        search: for start in 0...(bytes.count - word.count) {
+            for offset in word.indices {
+                let byte = bytes[start + offset]
+                if (byte >= 0x41 && byte <= 0x5A ? byte + 0x20 : byte) != word[offset] { continue search }
             }
+            return true
         }
+        return false
     }
 
     /// A header line for display: the value masked when the header is secret.
@@ -98,6 +108,8 @@ public enum Secrets {
     /// `password`...) or marked ones replaced by the mask, at any depth; so
     /// is any string holding one of `values` (a secret the server echoed).
     public static func masked(_ value: JSONValue, marked: Set<String> = [], values: Set<String> = []) -> JSONValue {
+        // Most values (every history line) hold nothing to mask: looked through, not rebuilt.
+        guard holdsSecret(value, marked: marked, values: values) else { return value }
         switch value {
         case .object(let members):
             return .object(members.map { member in
@@ -105,8 +117,18 @@ public enum Secrets {
                     ? .init(member.key, .string(mask)) : .init(member.key, masked(member.value, marked: marked, values: values))
             })
         case .array(let items): return .array(items.map { masked($0, marked: marked, values: values) })
-        case .string(let text) where values.contains(where: { text.contains($0) }): return .string(mask)
+        case .string: return .string(mask)
         default: return value
+        }
+    }
+
+    private static func holdsSecret(_ value: JSONValue, marked: Set<String>, values: Set<String>) -> Bool {
+        switch value {
+        case .object(let members):
+            return members.contains { isSecretField($0.key, marked: marked) || holdsSecret($0.value, marked: marked, values: values) }
+        case .array(let items): return items.contains { holdsSecret($0, marked: marked, values: values) }
+        case .string(let text): return values.contains { text.contains($0) }
+        default: return false
         }
     }
 }
