@@ -39,6 +39,26 @@ import Testing
         #expect(sortedKeys(try JSONParser.parse(bytes)) == sortedKeys(foundation))
     }
 
+    /// The direct encoding the journal uses gives exactly what the Encoder
+    /// gives: for every body above, for a batch's text-and-file multipart
+    /// (the direct path), for parts with headers, and for a file snapshot.
+    @Test func directEncodingsEqualTheEncoders() throws {
+        var bodies = Self.requests.map(\.body)
+        bodies.append(.multipart(MultipartForm(parts: [
+            .text("id", "7"),
+            .file("file", path: "bench/out/f0001.bin"),
+            .file("photo", path: "/tmp/身份证 正面.jpg", filename: "正面.jpg", contentType: "image/jpeg", headers: [HeaderField("X-Side", "front")]),
+            .data("raw", [0, 1, 255], filename: "raw.bin"),
+            .text("empty", ""),
+        ])))
+        bodies.append(.multipart(MultipartForm(parts: [])))
+        for body in bodies {
+            #expect(body.encodedJSON == (try JSONValue(encoding: body)), "\(body.summary)")
+        }
+        let snapshot = try #require(FileSnapshot(path: "/"))
+        #expect(snapshot.encodedJSON == (try JSONValue(encoding: snapshot)))
+    }
+
     @Test func numbersNestingAndNil() throws {
         struct Sample: Codable, Equatable {
             var int = -7

@@ -57,11 +57,16 @@ struct JournalFile: Codable, Sendable, Equatable {
         self.snapshot = snapshot
     }
 
+    /// As Codable encodes it (see `FileSnapshot.encodedJSON`).
+    var encodedJSON: JSONValue {
+        .object([.init("path", .string(path)), .init("snapshot", snapshot.encodedJSON)])
+    }
+
     /// Why the file is not what was queued: gone, replaced, resized or
     /// rewritten; `nil` when it is the same. The name leads, the full path
     /// follows on a line of its own.
     func change() -> String? {
-        let name = path.split(separator: "/").last.map(String.init) ?? path
+        let name = baseName(of: path)
         let why: String
         if let now = FileSnapshot(path: path) {
             switch snapshot.difference(to: now) {

@@ -236,10 +236,8 @@ final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
             guard case .object(let members)? = try? JSONValue(encoding: shell) else { return [] }
             lastShell = (shell, members)
         }
-        guard let members = lastShell?.members,
-            let body = try? JSONValue(encoding: task.request.body),
-            let files = try? JSONValue(encoding: task.files)
-        else { return [] }
+        guard let members = lastShell?.members, let body = task.request.body.encodedJSON else { return [] }
+        let files = JSONValue.array(task.files.map(\.encodedJSON))
         var request = members.map { $0.key == "body" ? JSONValue.Member("body", body) : $0 }
         if let label = task.request.label { request.append(.init("label", .string(label))) }
         typealias Key = JournalTask.CodingKeys
