@@ -8,12 +8,14 @@
 # Cases:
 #   big   one 1 GiB file, -F file=@...              (--quick: 256 MiB)
 #   many  1,000 files of 16 KiB, one request each, 8 at a time  (--quick: 200)
-# Each case runs 5 rounds of hoist and curl, alternating which goes first, each
-# under /usr/bin/time -v. Prints medians, the median of the per-round ratios
+# Each case runs 9 rounds of hoist and curl, alternating which goes first, each
+# under /usr/bin/time -v (9, not 5: this machine's speed drifts by 20-30%
+# within minutes, and a median of 5 ratios moved by 0.1 between runs). Prints medians, the median of the per-round ratios
 # hoist/curl, the peak RSS of each tool, and whether the targets are met.
 #
 # Usage: bench/send.sh [--quick]
 # Env:   HOIST_SCRATCH=DIR  build hoist with --scratch-path DIR (default .build)
+#        BENCH_ROUNDS=N     rounds per case (default 9)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -39,7 +41,7 @@ fi
 
 out=bench/out
 mkdir -p "$out"
-runs=5
+runs=${BENCH_ROUNDS:-9}
 if [ $quick = 1 ]; then big_mib=256; many=200; else big_mib=1024; many=1000; fi
 concurrency=8
 
