@@ -101,9 +101,10 @@ public final class UploadEngine: @unchecked Sendable {
 
     /// Queues several uploads in order, as `add` does each, but checks every
     /// URL and file first (files on all cores) and adds nothing when one is
-    /// bad: a bad URL throws first, then the first bad file. `after[i]`, when set, is the index of an
-    /// earlier request of the batch that request `i` waits for. One hop to
-    /// the engine's queue for the whole batch, and one batch of events.
+    /// bad: a bad URL throws first, then the first bad file. `after[i]`,
+    /// when set, is the index of an earlier request of the batch that
+    /// request `i` waits for. One hop to the engine's queue for the whole
+    /// batch, and one batch of events.
     @discardableResult
     public func add(batch requests: [UploadRequest], after: [Int?] = [], priority: TaskPriority = .normal) throws(UploadFailure) -> [TaskID] {
         // A batch usually goes to one URL: checked once, not once per request.
