@@ -92,7 +92,6 @@ final class HTTPTransport: Sendable {
     /// to one place rather than once per request (parsing the URL twice,
     /// the proxy and loopback checks were 3% of a small upload's CPU).
     private struct Destination: Sendable {
-        var scheme: String
         var proxy: ProxySettings.Server?
         var files: FileSending.Method
         /// Without headers and body, which each attempt sets.
@@ -113,7 +112,7 @@ final class HTTPTransport: Sendable {
             throw .invalidURL(request.url, reason: "\(error)")
         }
         let destination = Destination(
-            scheme: scheme, proxy: proxy,
+            proxy: proxy,
             files: fileSending.method(scheme: scheme, host: url.host!, proxied: proxy != nil),
             request: template)
         destinations.withLockedValue { $0[key] = destination }
@@ -133,6 +132,7 @@ final class HTTPTransport: Sendable {
         }
         let destination: Destination
         let body: RequestBody
+        /// A small body read whole from the page cache, tried once per attempt.
         var whole: ByteBuffer?
         do {
             destination = try self.destination(request)
@@ -143,6 +143,7 @@ final class HTTPTransport: Sendable {
                 body = prepared
             } else {
                 body = try request.body.encode()
+                whole = Self.readWholeIfSmallAndCached(body)
             }
         } catch let failure as UploadFailure {
             fail(failure)
@@ -183,8 +184,8 @@ final class HTTPTransport: Sendable {
             // Read first, then send one buffer: a streamed body ends a hop after
             // its last write, and a server that answers sooner makes
             // AsyncHTTPClient close the connection instead of reusing it.
-            if let buffer = whole ?? Self.readWholeIfSmallAndCached(body) {
-                execute(.byteBuffer(buffer))
+            if let whole {
+                execute(.byteBuffer(whole))
                 return attempt
             }
             NIOThreadPool.singleton.runIfActive(eventLoop: eventLoop) { try BodyStreamer.readWhole(body) }
