@@ -1,8 +1,8 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
-// Module layout and dependency direction: see ../shared/DESIGN.md.
-// FormData <- UploadEngine <- TerminalUI <- CursesTerminal <- hoist; Receiver is used by hoist.
+// Module layout and dependency direction: see docs/ARCHITECTURE.md.
+// FormData <- UploadEngine <- UploadPlan <- TerminalUI <- CursesTerminal <- hoist; Receiver is used by hoist.
 let package = Package(
     name: "hoist",
     platforms: [.macOS(.v14)],
@@ -54,12 +54,13 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .target(name: "TerminalUI", dependencies: ["UploadEngine", "FormData"]),
+        .target(name: "UploadPlan", dependencies: ["UploadEngine", "FormData"]),
+        .target(name: "TerminalUI", dependencies: ["UploadPlan", "UploadEngine", "FormData"]),
         .target(name: "CursesTerminal", dependencies: ["TerminalUI", "CNcursesw"]),
         .executableTarget(
             name: "hoist",
             dependencies: [
-                "FormData", "UploadEngine", "Receiver", "TerminalUI", "CursesTerminal",
+                "FormData", "UploadEngine", "UploadPlan", "Receiver", "TerminalUI", "CursesTerminal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -72,7 +73,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "hoist-bench-render",
-            dependencies: ["TerminalUI", "UploadEngine", "FormData"],
+            dependencies: ["TerminalUI", "UploadPlan", "UploadEngine", "FormData"],
             path: "bench/RenderBench"
         ),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
@@ -103,11 +104,13 @@ let package = Package(
         .testTarget(
             name: "HoistCLITests",
             dependencies: [
-                "hoist", "Receiver", "TestSupport",
+                "hoist", "Receiver", "TestSupport", "UploadPlan", "TerminalUI", "UploadEngine", "FormData",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "UploadEngine", "FormData"]),
+        .testTarget(name: "UploadPlanTests", dependencies: ["UploadPlan", "UploadEngine", "FormData", "TestSupport"]),
+        .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "UploadPlan", "UploadEngine", "FormData"]),
     ],
     swiftLanguageModes: [.v6]
 )

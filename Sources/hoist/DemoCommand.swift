@@ -5,6 +5,7 @@ import Glibc
 import Receiver
 import TerminalUI
 import UploadEngine
+import UploadPlan
 
 /// `hoist demo`: the embedded receiver on a free loopback port, sample files
 /// (one named `身份证 正面.jpg`, one of 200 MB), and the full-screen UI aimed

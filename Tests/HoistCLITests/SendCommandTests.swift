@@ -166,10 +166,10 @@ import Testing
         (["send", "http://127.0.0.1:9/", "-F", "a=b", "--json", "{\"x\":1}"], "cannot be combined"),
         (["send", "http://127.0.0.1:9/", "--json", "{broken"], "not valid JSON"),
         (["send", "http://127.0.0.1:9/", "-F", "a=b", "-X", "DELETE"], "use POST, PUT or PATCH"),
-        (["send", "http://127.0.0.1:9/", "-F", "a=b", "-H", "NoColon"], "bad -H argument"),
+        (["send", "http://127.0.0.1:9/", "-F", "a=b", "-H", "NoColon"], #"is not a header: expected "Name: value""#),
         (["send", "http://127.0.0.1:9/", "--each", "f=@/no/such/dir/*.jpg"], "no file matches"),
-        (["send", "http://127.0.0.1:9/", "-F", "a=b", "--expect", "=x"], "bad --expect argument"),
-        (["send", "http://127.0.0.1:9/", "-F", "a=b", "--concurrency", "0"], "--concurrency must be at least 1"),
+        (["send", "http://127.0.0.1:9/", "-F", "a=b", "--expect", "=x"], #""=x" is not an expectation: expected key.path=value"#),
+        (["send", "http://127.0.0.1:9/", "-F", "a=b", "--concurrency", "0"], "0 is not a number of uploads at once: give a whole number, at least 1"),
         (["send", "http://127.0.0.1:9/", "-F", "a=b", "--bogus"], "Unknown option"),
     ])
     func badInputExitsTwoAndSendsNothing(_ arguments: [String], _ message: String) async throws {

@@ -61,9 +61,9 @@ import Testing
         result = try await tui(["--profile", "nope"], config: config.path)
         #expect(result.stderr.contains(#"no profile "nope""#) && result.stderr.contains("it has: badexpect, broken, verify"))
         result = try await tui(["--profile", "broken"], config: config.path)
-        #expect(result.stderr.contains(#"profile "broken": method "DELETE": use POST, PUT or PATCH"#))
+        #expect(result.stderr.contains(#"profile "broken": method: "DELETE" is not an upload method: use POST, PUT or PATCH"#))
         result = try await tui(["--profile", "badexpect"], config: config.path)
-        #expect(result.stderr.contains(#"profile "badexpect": expect[0] "=x": expected key.path=value"#))
+        #expect(result.stderr.contains(#"profile "badexpect": expect[0]: "=x" is not an expectation: expected key.path=value"#))
         // A good profile gets as far as needing a terminal.
         result = try await tui(["--profile", "verify"], config: config.path)
         #expect(result.status == 2)

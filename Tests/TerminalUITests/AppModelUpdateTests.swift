@@ -1,5 +1,6 @@
 import FormData
 import Testing
+import UploadPlan
 import UploadEngine
 
 @testable import TerminalUI

@@ -1,3 +1,4 @@
+import UploadPlan
 import FormData
 import UploadEngine
 

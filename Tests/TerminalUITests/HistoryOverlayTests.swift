@@ -1,4 +1,5 @@
 import Testing
+import UploadPlan
 import UploadEngine
 
 @testable import TerminalUI

@@ -1,5 +1,6 @@
 import FormData
 import Testing
+import UploadPlan
 import UploadEngine
 
 @testable import TerminalUI
@@ -109,7 +110,9 @@ import UploadEngine
         #expect(form.error == "a profile name is letters, digits, - and _")
         for _ in 0..<20 { _ = m.update(.key(.backspace)) }
         type("ocr-2", into: &m)
-        #expect(m.update(.key(.enter)) == [.saveProfile(name: "ocr-2", target: m.target, entries: m.entries, concurrency: 4)])
+        var saved = m.target
+        saved.concurrency = m.queue.concurrency
+        #expect(m.update(.key(.enter)) == [.saveProfile(name: "ocr-2", target: saved, entries: m.entries)])
         #expect(m.overlay == nil)
         _ = m.update(.profileSaved(name: "ocr-2", path: "/p.toml", error: nil))
         #expect(m.profile == "ocr-2" && m.notice?.text == "saved profile ocr-2 in /p.toml")

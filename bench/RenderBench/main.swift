@@ -1,5 +1,6 @@
 import FormData
 import TerminalUI
+import UploadPlan
 import UploadEngine
 
 // Render + diff cost of the UI's frames, without a terminal: 1,000 tasks,

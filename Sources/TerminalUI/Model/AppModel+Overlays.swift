@@ -1,4 +1,5 @@
 import UploadEngine
+import UploadPlan
 
 extension AppModel {
     mutating func handle(_ key: Key, in overlay: Overlay) -> [Effect] {
@@ -34,7 +35,9 @@ extension AppModel {
                     return []
                 }
                 self.overlay = nil
-                return [.saveProfile(name: name, target: target, entries: entries, concurrency: queue.concurrency)]
+                var saved = target
+                saved.concurrency = queue.concurrency
+                return [.saveProfile(name: name, target: saved, entries: entries)]
             case .enter:
                 if let error = save(form) {
                     form.error = error
@@ -191,21 +194,6 @@ extension AppModel {
             ])
     }
 
-    func targetForm() -> EditorForm {
-        let methods = UploadRequest.Method.allCases
-        let kinds = Target.BodyKind.allCases
-        return EditorForm(
-            purpose: .target, title: "Target",
-            rows: [
-                .init("URL", text: target.url),
-                .init("Method", options: methods.map(\.rawValue), selected: methods.firstIndex(of: target.method) ?? 0, hint: "←/→"),
-                .init("Body", options: kinds.map(\.rawValue), selected: kinds.firstIndex(of: target.bodyKind) ?? 0, hint: "←/→"),
-                .init("Expect", text: target.expectations.map(\.text).joined(separator: ", "), hint: "key.path=value, e.g. RETCODE=0000"),
-                .init("Message", text: target.messagePath ?? "", hint: "key path of the server's message, e.g. RETMSG"),
-                .init("Retries", text: String(target.retries)),
-            ])
-    }
-
     /// Applies a form; returns why it cannot be saved, if so.
     private mutating func save(_ form: EditorForm) -> String? {
         switch form.purpose {
@@ -220,8 +208,11 @@ extension AppModel {
             let value = form.value("Value")
             guard !name.isEmpty else { return "the name is empty" }
             if kind == .header {
-                guard name.allSatisfy(\.isHeaderTokenCharacter) else { return "a header name is letters, digits and !#$%&'*+-.^_`|~ only" }
-                guard !value.contains(where: { $0 == "\r" || $0 == "\n" }) else { return "a header value cannot hold a line break" }
+                do throws(TargetValueError) {
+                    _ = try TargetValue.header(name: name, value: value)
+                } catch {
+                    return error.description
+                }
             }
             if case .editEntry(let index) = form.purpose {
                 let wasSecret = entries[index].isSecret
@@ -245,25 +236,10 @@ extension AppModel {
         case .saveProfile:
             return nil  // handled with its effect in `handle(_:in:)`
         case .target:
-            let url = form.value("URL").trimmingSpaces
-            do { _ = try UploadEngine.validate(url: url) } catch { return error.description }
-            var expectations: [SuccessRule.Expectation] = []
-            for item in form.value("Expect").split(separator: ",") where !item.trimmingSpaces.isEmpty {
-                guard let expectation = SuccessRule.Expectation(parsing: item.trimmingSpaces) else {
-                    return "bad expectation \(String(reflecting: item.trimmingSpaces)): expected key.path=value"
-                }
-                expectations.append(expectation)
+            switch TargetForm.target(from: form, over: target) {
+            case .success(let edited): target = edited
+            case .failure(let refusal): return refusal.description
             }
-            guard let retries = Int(form.value("Retries").trimmingSpaces), (0...20).contains(retries) else {
-                return "retries is a number from 0 to 20"
-            }
-            target.url = url
-            target.method = UploadRequest.Method(rawValue: form.value("Method")) ?? .post
-            target.bodyKind = Target.BodyKind(rawValue: form.value("Body")) ?? .multipart
-            target.expectations = expectations
-            let message = form.value("Message").trimmingSpaces
-            target.messagePath = message.isEmpty ? nil : message
-            target.retries = retries
         }
         return nil
     }
@@ -272,14 +248,5 @@ extension AppModel {
 extension StringProtocol {
     var trimmingSpaces: String {
         String(drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
-    }
-}
-
-extension Character {
-    /// RFC 9110 token characters, which a header name must be made of.
-    var isHeaderTokenCharacter: Bool {
-        guard let ascii = asciiValue else { return false }
-        return (ascii >= 0x30 && ascii <= 0x39) || (ascii >= 0x41 && ascii <= 0x5A) || (ascii >= 0x61 && ascii <= 0x7A)
-            || "!#$%&'*+-.^_`|~".contains(self)
     }
 }

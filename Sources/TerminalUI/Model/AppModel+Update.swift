@@ -1,4 +1,5 @@
 import UploadEngine
+import UploadPlan
 
 extension AppModel {
     /// The one place the model changes: a message in, the effects the app
@@ -111,7 +112,7 @@ extension AppModel {
         case .character("a"): return openBrowser()
         case .character("f"): overlay = .editor(entryForm(.newEntry(.field)))
         case .character("H"): overlay = .editor(entryForm(.newEntry(.header)))
-        case .character("t"): overlay = .editor(targetForm())
+        case .character("t"): overlay = .editor(TargetForm.make(target))
         case .character("u"): return upload(oneRequest: oneRequest)
         case .character("U"): return upload(oneRequest: false)
         case .character("o"):
@@ -280,13 +281,27 @@ extension AppModel {
         let marked = files.filter(\.marked)
         let chosen = marked.isEmpty ? files : marked
         do {
-            let requests = try target.requests(files: target.bodyKind.usesFiles ? chosen : [], entries: entries, oneRequest: oneRequest)
+            let sending = target.bodyKind.usesFiles ? chosen.map(\.choice) : []
+            let sent = target.bodyKind.usesFields ? entries : entries.filter { $0.kind == .header }
+            let requests = try target.requests(entries: sent, payload: Payload(files: sending, oneRequest: oneRequest))
             for i in files.indices { files[i].marked = false }
             notice = Notice("queued \(requests.count) task\(requests.count == 1 ? "" : "s") → \(target.method.rawValue) \(Secrets.displayURL(target.url))")
             return [.upload(requests)]
         } catch {
-            notice = Notice(error.description, isError: true)
+            notice = Notice(Self.hint(for: error), isError: true)
             return []
+        }
+    }
+
+    /// What is wrong, with the key that fixes it.
+    static func hint(for error: PlanError) -> String {
+        switch error {
+        case .noURL: return "no target URL: press t to set one"
+        case .nothingToSend: return "nothing to upload: press a to add files or f to add a field"
+        case .needsFile: return "\(error): press a to add one"
+        case .needsFields: return "\(error): press f to add one"
+        case .badValue(let value): return "target: \(value): press t to change it"
+        case .cannotSendFields, .onlyTextParts: return error.description
         }
     }
 

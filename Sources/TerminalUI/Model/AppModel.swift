@@ -1,4 +1,5 @@
 import UploadEngine
+import UploadPlan
 
 /// The panes, in Tab order.
 public enum Pane: Int, Sendable, Hashable, CaseIterable {

@@ -1,3 +1,5 @@
+import UploadPlan
+
 /// A small dialog of labelled inputs: adding or editing a field or header,
 /// a staged file's part, or the target. Tab moves between inputs, Left and
 /// Right cycle a choice, Enter saves, Escape cancels.

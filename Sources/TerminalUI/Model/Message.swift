@@ -1,4 +1,5 @@
 import UploadEngine
+import UploadPlan
 
 /// What can happen to the model: input, engine events, and the answers to
 /// effects the app carried out.
@@ -48,7 +49,7 @@ public enum Effect: Sendable, Hashable {
     /// Load a profile over the current target; answer with `.profileLoaded` or a `.notice`.
     case applyProfile(String)
     /// Add a profile to the profiles file; answer with `.profileSaved`.
-    case saveProfile(name: String, target: Target, entries: [FormEntry], concurrency: Int)
+    case saveProfile(name: String, target: Target, entries: [FormEntry])
     /// Cancel every unfinished task and end the program.
     case quit
 }

@@ -1,4 +1,5 @@
 import FormData
+import UploadPlan
 
 /// A file waiting to be uploaded, as the Files pane lists it.
 public struct StagedFile: Sendable, Hashable, Identifiable {
@@ -26,9 +27,15 @@ public struct StagedFile: Sendable, Hashable, Identifiable {
     public var baseName: String { FormData.baseName(of: path) }
 
     public var displayName: String { filename ?? baseName }
-    public var effectiveType: String { contentType ?? detectedType }
+    /// The type sent, found the way FormData finds it: the type set here,
+    /// else the sent filename's extension, else the path's.
+    public var effectiveType: String {
+        contentType ?? filename.flatMap { MIMETypes.lookup(filename: $0) } ?? detectedType
+    }
 
-    var part: Part {
-        .file(fieldName, path: path, filename: filename, contentType: effectiveType)
+    /// The file as the target's requests take it: the type is sent as
+    /// detected unless it was changed here.
+    var choice: FileChoice {
+        FileChoice(path: path, field: fieldName, filename: filename, contentType: contentType)
     }
 }

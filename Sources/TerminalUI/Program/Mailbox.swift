@@ -52,7 +52,9 @@ public final class Mailbox: @unchecked Sendable {
 }
 
 extension Mailbox: UploadEventMonitor {
-    /// Events are posted straight from the engine's queue; the mailbox's lock is all the handoff needs.
+    /// The engine hands events to the mailbox's own delivery queue (one hop
+    /// off the engine's queue, so drawing never slows scheduling); from
+    /// there the lock is all the handoff to the UI loop needs.
     public var queue: DispatchQueue { Mailbox.deliveryQueue }
     private static let deliveryQueue = DispatchQueue(label: "hoist.ui.mailbox")
 

@@ -1,5 +1,6 @@
 import TerminalUI
 import UploadEngine
+import UploadPlan
 
 /// At start-up, what hoists that are gone left unfinished comes back:
 /// their tasks into the engine as interrupted, their staging areas merged

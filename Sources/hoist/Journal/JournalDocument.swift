@@ -1,6 +1,7 @@
 import FormData
 import TerminalUI
 import UploadEngine
+import UploadPlan
 
 /// What one hoist process has not finished, as its journal file holds it:
 /// every task not yet finished, and (for the UI) the staged files, fields

@@ -1,6 +1,7 @@
 import Foundation
 import TerminalUI
 import UploadEngine
+import UploadPlan
 
 /// The UI's side of the profiles file: the picker's list, and "save as
 /// profile", which adds a table at the end of the file and never rewrites
@@ -23,7 +24,7 @@ extension Profile {
     /// copied into the file. The file is written atomically with mode 0600,
     /// its folder made 0700.
     static func save(
-        name: String, target: Target, entries: [FormEntry], concurrency: Int? = nil, origin: Profile?, to path: String = Profile.path,
+        name: String, target: Target, entries: [FormEntry], origin: Profile?, to path: String = Profile.path,
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws {
         let existing = try readText(path) ?? ""
@@ -38,11 +39,11 @@ extension Profile {
         }
         var text = existing
         if !text.isEmpty { text += text.hasSuffix("\n") ? "\n" : "\n\n" }
-        text += table(name: name, target: target, entries: entries, concurrency: concurrency, origin: origin)
+        text += table(name: name, target: target, entries: entries, origin: origin)
         // What is written must load back as what the screen shows.
         do {
             let loaded = try Profile(name: name, raw: try parse(text, path: path)[name]!, environment: environment)
-            guard loaded.url == (target.url.isEmpty ? nil : target.url), loaded.fields.count + loaded.headers.count == entries.count else {
+            guard loaded.settings.url == (target.url.isEmpty ? nil : target.url), loaded.settings.entries.count == entries.count else {
                 throw BadInput("it would not load back as it is shown")
             }
         } catch {
@@ -54,11 +55,11 @@ extension Profile {
     }
 
     /// The TOML table, in the layout the README documents.
-    static func table(name: String, target: Target, entries: [FormEntry], concurrency: Int?, origin: Profile?) -> String {
+    static func table(name: String, target: Target, entries: [FormEntry], origin: Profile?) -> String {
         var lines = ["[\(name)]"]
         func add(_ key: String, _ value: String) { lines.append("\(key) = \(value)") }
         if !target.url.isEmpty {
-            add("url", origin?.url == target.url ? quote(origin?.rawURL ?? target.url) : quote(literal: target.url))
+            add("url", origin?.settings.url == target.url ? quote(origin?.rawURL ?? target.url) : quote(literal: target.url))
         }
         add("method", quote(target.method.rawValue))
         add("body", quote(target.bodyKind.rawValue))
@@ -68,16 +69,15 @@ extension Profile {
         }
         if let message = target.messagePath { add("message", quote(literal: message)) }
         add("retries", String(target.retries))
-        if let concurrency { add("concurrency", String(concurrency)) }
+        add("concurrency", String(target.concurrency))
         let defaults = Timeouts()
-        if let total = target.timeouts.total { add("timeout", seconds(total)) }
-        if target.timeouts.connect != defaults.connect { add("connect_timeout", seconds(target.timeouts.connect)) }
-        if target.timeouts.idle != defaults.idle { add("idle_timeout", seconds(target.timeouts.idle)) }
+        if let total = target.timeouts.total { add("timeout", TargetValue.text(seconds: total)) }
+        if target.timeouts.connect != defaults.connect { add("connect_timeout", TargetValue.text(seconds: target.timeouts.connect)) }
+        if target.timeouts.idle != defaults.idle { add("idle_timeout", TargetValue.text(seconds: target.timeouts.idle)) }
         for entry in entries {
-            let loaded = (entry.kind == .field ? origin?.fields : origin?.headers)?.first { $0.name == entry.name && $0.value == entry.value }
             lines.append("[[\(name).\(entry.kind == .field ? "fields" : "headers")]]")
             add("name", quote(literal: entry.name))
-            add("value", loaded.map { quote($0.rawValue) } ?? quote(literal: entry.value))
+            add("value", origin?.rawValue(of: entry).map { quote($0) } ?? quote(literal: entry.value))
             if entry.isSecret { add("secret", "true") }
         }
         return lines.joined(separator: "\n") + "\n"
@@ -92,10 +92,5 @@ extension Profile {
     /// A value typed in the UI: a `${` in it is meant literally.
     static func quote(literal text: String) -> String {
         quote(text.replacingOccurrences(of: "${", with: "$${"))
-    }
-
-    private static func seconds(_ duration: Duration) -> String {
-        let (whole, atto) = duration.components
-        return atto == 0 ? String(whole) : String(Double(whole) + Double(atto) / 1e18)
     }
 }

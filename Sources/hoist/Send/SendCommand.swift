@@ -2,6 +2,7 @@ import ArgumentParser
 import FormData
 import Glibc
 import UploadEngine
+import UploadPlan
 
 /// `hoist send URL [options]`: uploads in curl's `-F` syntax, with live
 /// progress, JSON results and exit statuses scripts can rely on.
@@ -17,40 +18,42 @@ struct SendCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "The URL to send to (http or https); optional with a --profile that has one.")
+    @Argument(
+        help: "The URL to send to (http or https); optional with a --profile that has one.", transform: TargetValue.url)
     var url: String?
 
-    @Option(help: ArgumentHelp("Take the URL, method, headers, fields, success rule, retries, timeouts and concurrency from this profile in ~/.config/hoist/profiles.toml; options given here win.", valueName: "name"))
-    var profile: String?
+    @OptionGroup(title: "Target")
+    var target: TargetOptions
 
-    @Option(name: [.customShort("F"), .customLong("form")], help: ArgumentHelp("A form part: name=value, name=@file, name=<file, name=@- (stdin); modifiers ;type= ;filename= ;headers=.", valueName: "name=content"))
+    @OptionGroup(title: "Request")
+    var request: RequestOptions
+
+    @Option(
+        name: [.customShort("F"), .customLong("form")],
+        help: ArgumentHelp(
+            "A form part: name=value, name=@file, name=<file, name=@- (stdin); modifiers ;type= ;filename= ;headers=.",
+            valueName: "name=content"))
     var form: [String] = []
 
-    @Option(name: .customLong("form-string"), help: ArgumentHelp("A text field taken literally (no @, < or ;).", valueName: "name=value"))
+    @Option(
+        name: .customLong("form-string"),
+        help: ArgumentHelp("A text field taken literally (no @, < or ;).", valueName: "name=value"))
     var formString: [String] = []
 
-    @Option(name: .customLong("each"), help: ArgumentHelp("One task per file matching GLOB, each with the other -F parts.", valueName: "name=@GLOB"))
+    @Option(
+        name: .customLong("each"),
+        help: ArgumentHelp("One task per file matching GLOB, each with the other -F parts.", valueName: "name=@GLOB"))
     var each: [String] = []
 
-    @Option(name: [.customShort("H"), .customLong("header")], help: ArgumentHelp("An extra request header.", valueName: "Name: value"))
-    var headers: [String] = []
-
-    @Option(name: [.customShort("X"), .customLong("request")], help: "POST (default), PUT or PATCH.")
-    var method: String?
-
-    @Option(name: [.customShort("A"), .customLong("user-agent")], help: "The User-Agent header.")
-    var userAgent: String?
-
-    @Option(name: [.customShort("u"), .customLong("user")], help: ArgumentHelp("Basic authentication; the password is never printed.", valueName: "user:password"))
-    var user: String?
-
-    @Flag(name: [.customShort("k"), .customLong("insecure")], help: "Do not verify the server's TLS certificate.")
-    var insecure = false
-
-    @Option(name: [.customShort("d"), .customLong("data")], help: ArgumentHelp("urlencoded data sent as given (or @file), joined with &.", valueName: "data"))
+    @Option(
+        name: [.customShort("d"), .customLong("data")],
+        help: ArgumentHelp("urlencoded data sent as given (or @file), joined with &.", valueName: "data"))
     var data: [String] = []
 
-    @Option(name: .customLong("data-urlencode"), help: ArgumentHelp("urlencoded data, encoded by Hoist: content, name=content, @file or name@file.", valueName: "data"))
+    @Option(
+        name: .customLong("data-urlencode"),
+        help: ArgumentHelp(
+            "urlencoded data, encoded by Hoist: content, name=content, @file or name@file.", valueName: "data"))
     var dataURLEncode: [String] = []
 
     @Option(name: .customLong("json-body"), help: .hidden)
@@ -59,37 +62,25 @@ struct SendCommand: AsyncParsableCommand {
     @Flag(name: .customLong("json-output"), help: .hidden)
     var jsonOutput = false
 
-    @Option(name: [.customShort("T"), .customLong("upload-file")], help: ArgumentHelp("Send a file as the whole body (PUT unless -X says otherwise).", valueName: "path"))
+    @Option(
+        name: [.customShort("T"), .customLong("upload-file")],
+        help: ArgumentHelp("Send a file as the whole body (PUT unless -X says otherwise).", valueName: "path"))
     var uploadFile: String?
 
-    @Option(name: .customLong("base64-json"), help: ArgumentHelp("Send a file as base64 inside JSON: {\"field\": \"<base64>\", \"type\": \"jpg\", ...-F text fields}.", valueName: "field=@path"))
+    @Option(
+        name: .customLong("base64-json"),
+        help: ArgumentHelp(
+            "Send a file as base64 inside JSON: {\"field\": \"<base64>\", \"type\": \"jpg\", ...-F text fields}.",
+            valueName: "field=@path"))
     var base64JSON: String?
-
-    @Option(help: "Uploads at once (default 4).")
-    var concurrency: Int?
 
     @Flag(name: .customLong("after-success"), help: "Start each task only after the one before it succeeded.")
     var afterSuccess = false
 
-    @Option(help: ArgumentHelp("Seconds allowed for each attempt in all.", valueName: "seconds"))
-    var timeout: Double?
-
-    @Option(name: .customLong("connect-timeout"), help: ArgumentHelp("Seconds allowed to connect (default 10).", valueName: "seconds"))
-    var connectTimeout: Double?
-
-    @Option(name: .customLong("idle-timeout"), help: ArgumentHelp("Seconds with no bytes moving before giving up (default 30).", valueName: "seconds"))
-    var idleTimeout: Double?
-
-    @Option(help: "Retries on connection errors, timeouts and 408/429/5xx (default 3).")
-    var retries: Int?
-
-    @Option(help: ArgumentHelp("Succeed only when the JSON answer has this value at this key path.", valueName: "key.path=value"))
-    var expect: [String] = []
-
-    @Option(name: .customLong("message-path"), help: ArgumentHelp("The JSON key path of the server's message, shown on failure.", valueName: "key.path"))
-    var messagePath: String?
-
-    @Option(name: .customLong("secret"), help: ArgumentHelp("A field whose value is never printed (password, token... are masked anyway).", valueName: "name"))
+    @Option(
+        name: .customLong("secret"),
+        help: ArgumentHelp(
+            "A field whose value is never printed (password, token... are masked anyway).", valueName: "name"))
     var secretFields: [String] = []
 
     @Flag(name: [.customShort("s"), .customLong("silent")], help: "No progress rows.")
@@ -105,9 +96,10 @@ struct SendCommand: AsyncParsableCommand {
     var noJournal = false
 
     func run() async throws {
-        let plan = try SendPlan(command: self, profile: profile.map { try Profile.load($0) })
+        let plan = try SendPlan(command: self, profile: target.loadProfile())
         let session = SendSession(
-            plan: plan, output: jsonOutput ? .jsonLines : .bodies, verbose: verbose, insecure: insecure, showProgress: !silent,
+            plan: plan, output: jsonOutput ? .jsonLines : .bodies, verbose: verbose, insecure: target.insecure,
+            showProgress: !silent,
             history: noHistory ? nil : HistoryStore(path: HistoryStore.defaultPath()),
             journal: noJournal ? nil : JournalStore.defaultDirectory())
         let status = await session.run()

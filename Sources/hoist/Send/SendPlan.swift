@@ -1,6 +1,7 @@
 import FormData
 import Foundation
 import UploadEngine
+import UploadPlan
 
 /// The uploads `hoist send` will make, built and checked from the arguments
 /// before anything is sent. Every problem is a `BadInput` naming the argument.
@@ -23,71 +24,78 @@ struct SendPlan {
     }
 
     /// The command line over the profile, when there is one: an option given
-    /// on the command line wins over the profile's key.
+    /// on the command line wins over the profile's key (`TargetSettings.over`),
+    /// and the one request-building path, `Target.requests`, makes the requests.
     init(command: SendCommand, profile: Profile? = nil) throws {
-        let concurrency = command.concurrency ?? profile?.concurrency ?? 4
-        guard concurrency >= 1 else { throw BadInput("--concurrency must be at least 1") }
-        if let retries = command.retries, retries < 0 { throw BadInput("--retries must be 0 or more") }
-        guard let url = command.url ?? profile?.url else {
+        let items = try command.form.map(FormItem.parse)
+        let kinds = Self.bodyOptions(command, hasForm: !items.isEmpty)
+        guard kinds.count <= 1 else {
+            throw BadInput("choose one kind of body: \(kinds.map(\.option).joined(separator: " and ")) cannot be combined")
+        }
+        let options = command.request
+        let flags = TargetSettings(
+            url: command.url, method: options.method, bodyKind: kinds.first?.kind,
+            expectations: options.expect.isEmpty ? nil : options.expect, messagePath: options.messagePath,
+            retries: options.retries, concurrency: command.target.concurrency, timeout: options.timeout,
+            connectTimeout: options.connectTimeout, idleTimeout: options.idleTimeout,
+            entries: try options.headerEntries())
+        var settings = flags.over(profile?.settings ?? TargetSettings())
+        if settings.method == nil, command.uploadFile != nil { settings.method = .put }
+        guard settings.url != nil else {
             if let profile { throw BadInput("no URL: give one, or set url in profile \(String(reflecting: profile.name))") }
             throw BadInput("no URL: give the URL to send to (or a --profile that has one)")
         }
-        _ = try Self.validURL(url)
-
-        let items = try command.form.map(FormItem.parse)
-        let hasForm = !items.isEmpty
-        // The profile's fields go first; a part of the same name on the command line replaces one.
+        let target = settings.target
+        // A part named on the command line replaces the profile's field of that name.
         let named = Set(items.map(\.name))
-        let profileFields = (profile?.fields ?? []).filter { !named.contains($0.name) }
-        let leading = profileFields.map { FormItem.part(.text($0.name, $0.value)) }
-        func refuseProfileFields(_ option: String) throws {
-            guard let profile, !profileFields.isEmpty else { return }
-            throw BadInput("profile \(String(reflecting: profile.name)) has fields (\(profileFields.map(\.name).joined(separator: ", "))), which \(option) cannot send: use -F, -d or --base64-json")
-        }
-        let bodyKinds = [
-            hasForm && command.base64JSON == nil ? "-F" : nil,
-            command.data.isEmpty && command.dataURLEncode.isEmpty ? nil : "-d/--data-urlencode",
-            command.jsonBody == nil ? nil : "--json",
-            command.uploadFile == nil ? nil : "-T",
-            command.base64JSON == nil ? nil : "--base64-json",
-        ].compactMap { $0 }
-        guard bodyKinds.count <= 1 else {
-            throw BadInput("choose one kind of body: \(bodyKinds.joined(separator: " and ")) cannot be combined")
-        }
+        let entries = settings.entries.filter { $0.kind == .header || !named.contains($0.name) }
 
-        let method = try Self.method(command.method, default: profile?.method ?? (command.uploadFile == nil ? .post : .put))
-        let headers = try Self.headers(command, profile: profile)
-        let policies = try Self.policies(command, profile: profile)
-
-        var bodies: [(UploadRequest.Body, String?)] = []
-        if let doc = command.jsonBody {
-            try refuseProfileFields("--json")
-            bodies = [(.json(try Self.jsonDocument(doc)), nil)]
+        var payload = Payload()
+        if let document = command.jsonBody {
+            payload.document = try Self.jsonDocument(document)
         } else if let path = command.uploadFile {
-            try refuseProfileFields("-T")
-            bodies = [(.rawFile(path: path), baseName(of: path))]
+            payload.items = [.files([FileChoice(path: path, field: target.fileField)])]
         } else if let spec = command.base64JSON {
-            bodies = [(.base64JSON(try Self.base64JSON(spec, items: leading + items)), nil)]
+            payload.items = try items.map { try $0.payloadItem() } + [.files([try Self.base64JSONFile(spec)])]
         } else if !command.data.isEmpty || !command.dataURLEncode.isEmpty {
-            let body = try URLEncodedData.build(
-                leading: profileFields.map { FormField($0.name, $0.value) }, raw: command.data, encoded: command.dataURLEncode)
-            bodies = [(.bytes(body, contentType: "application/x-www-form-urlencoded"), nil)]
-        } else if hasForm || !leading.isEmpty {
-            bodies = try Self.multipartBodies(leading + items)
+            payload.encodedData = try URLEncodedData.pieces(raw: command.data, encoded: command.dataURLEncode)
         } else {
-            throw BadInput("nothing to send: give -F parts, --each, -d, --json, -T or --base64-json")
+            payload.items = try items.map { try $0.payloadItem() }
         }
-
-        requests = bodies.map { body, label in
-            UploadRequest(
-                url: url, method: method, headers: headers, body: body,
-                timeouts: policies.timeouts, retry: policies.retry, success: policies.success,
-                label: label ?? Self.label(for: body, url: url))
+        do {
+            requests = try target.requests(entries: entries, payload: payload)
+        } catch {
+            throw BadInput(Self.hint(for: error, option: kinds.first?.option, profile: profile))
         }
         after = requests.indices.map { command.afterSuccess && $0 > 0 ? $0 - 1 : nil }
-        self.concurrency = concurrency
-        secretFields = Set(command.secretFields).union(profile?.secretFieldNames ?? [])
-        secretHeaders = profile?.secretHeaderNames ?? []
+        concurrency = target.concurrency
+        secretFields = Set(command.secretFields).union(entries.filter { $0.kind == .field && $0.isSecret }.map(\.name))
+        secretHeaders = Set(entries.filter { $0.kind == .header && $0.isSecret }.map(\.name))
+    }
+
+    /// The body options given, each with the body kind it asks for.
+    static func bodyOptions(_ command: SendCommand, hasForm: Bool) -> [(option: String, kind: Target.BodyKind)] {
+        [
+            hasForm && command.base64JSON == nil ? ("-F", .multipart) : nil,
+            command.data.isEmpty && command.dataURLEncode.isEmpty ? nil : ("-d/--data-urlencode", .urlencoded),
+            command.jsonBody == nil ? nil : ("--json", .json),
+            command.uploadFile == nil ? nil : ("-T", .raw),
+            command.base64JSON == nil ? nil : ("--base64-json", .base64JSON),
+        ].compactMap { $0 }
+    }
+
+    /// What is wrong, in the command line's terms.
+    static func hint(for error: PlanError, option: String?, profile: Profile?) -> String {
+        switch error {
+        case .noURL: return "no URL: give the URL to send to (or a --profile that has one)"
+        case .badValue(let value): return "url: \(value)"
+        case .nothingToSend, .needsFields, .needsFile:
+            return "nothing to send: give -F parts, --each, -d, --json, -T or --base64-json"
+        case .cannotSendFields(_, let names):
+            let from = profile.map { "profile \(String(reflecting: $0.name)) has fields" } ?? "there are fields"
+            return "\(from) (\(names.joined(separator: ", "))), which \(option ?? "this body") cannot send: use -F, -d or --base64-json"
+        case .onlyTextParts: return "with --base64-json, -F may add text fields only (name=value)"
+        }
     }
 
     // MARK: - Form parts
@@ -101,6 +109,17 @@ struct SendPlan {
             switch self {
             case .part(let part): return part.name
             case .each(let name, _): return name
+            }
+        }
+
+        /// The part, or the files the glob matches.
+        func payloadItem() throws -> Payload.Item {
+            switch self {
+            case .part(let part): return .part(part)
+            case .each(let name, let pattern):
+                let matches = try Glob.files(matching: pattern)
+                guard !matches.isEmpty else { throw BadInput("--each \(name)=@\(pattern): no file matches") }
+                return .files(matches.map { FileChoice(path: $0, field: name) })
             }
         }
 
@@ -126,119 +145,12 @@ struct SendPlan {
         }
     }
 
-    /// One multipart body, or one per file matched by `--each`.
-    static func multipartBodies(_ items: [FormItem]) throws -> [(UploadRequest.Body, String?)] {
-        var fixed: [Part?] = []
-        var eachFiles: [(slot: Int, name: String, path: String)] = []
-        for item in items {
-            switch item {
-            case .part(let part):
-                fixed.append(part)
-            case .each(let name, let pattern):
-                let matches = try Glob.files(matching: pattern)
-                guard !matches.isEmpty else { throw BadInput("--each \(name)=@\(pattern): no file matches") }
-                eachFiles += matches.map { (fixed.count, name, $0) }
-                fixed.append(nil)
-            }
-        }
-        guard !eachFiles.isEmpty else {
-            return [(.multipart(MultipartForm(parts: fixed.compactMap { $0 })), nil)]
-        }
-        return eachFiles.map { file in
-            var parts: [Part] = []
-            for (slot, part) in fixed.enumerated() {
-                if let part { parts.append(part) } else if slot == file.slot { parts.append(.file(file.name, path: file.path)) }
-            }
-            return (.multipart(MultipartForm(parts: parts)), baseName(of: file.path))
-        }
-    }
-
-    static func base64JSON(_ spec: String, items: [FormItem]) throws -> Base64JSONBody {
+    /// `--base64-json field=@path`.
+    static func base64JSONFile(_ spec: String) throws -> FileChoice {
         guard let equals = spec.firstIndex(of: "="), spec[spec.index(after: equals)...].hasPrefix("@") else {
             throw BadInput("bad --base64-json argument \(String(reflecting: spec)): expected field=@path")
         }
-        var fields: [FormField] = []
-        for item in items {
-            guard case .part(let part) = item, case .bytes(let bytes) = part.content, part.filename == nil else {
-                throw BadInput("with --base64-json, -F may add text fields only (name=value)")
-            }
-            fields.append(FormField(part.name, String(decoding: bytes, as: UTF8.self)))
-        }
-        return Base64JSONBody(fileField: String(spec[..<equals]), path: String(spec[spec.index(equals, offsetBy: 2)...]), fields: fields)
-    }
-
-    // MARK: - Request parts
-
-    static func validURL(_ url: String) throws -> String {
-        do {
-            return try UploadEngine.validate(url: url)
-        } catch {
-            throw BadInput(error.description)
-        }
-    }
-
-    static func method(_ text: String?, default fallback: UploadRequest.Method) throws -> UploadRequest.Method {
-        guard let text else { return fallback }
-        guard let method = UploadRequest.Method(rawValue: text.uppercased()) else {
-            throw BadInput("-X \(text): use POST, PUT or PATCH")
-        }
-        return method
-    }
-
-    /// The profile's headers, then the command line's; a header named on the
-    /// command line (also by -A or -u) replaces the profile's of that name.
-    static func headers(_ command: SendCommand, profile: Profile? = nil) throws -> [HeaderField] {
-        var headers: [HeaderField] = []
-        for line in command.headers {
-            guard let colon = line.firstIndex(of: ":") else {
-                throw BadInput("bad -H argument \(String(reflecting: line)): expected \"Name: value\"")
-            }
-            let name = line[..<colon].trimmingCharacters(in: .whitespaces)
-            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-            guard !name.isEmpty, !name.contains(where: { $0.isWhitespace }) else {
-                throw BadInput("bad -H argument \(String(reflecting: line)): the header name is empty or has spaces")
-            }
-            guard !value.contains(where: { $0 == "\r" || $0 == "\n" }) else {
-                throw BadInput("bad -H argument for \(name): a header value cannot contain CR or LF")
-            }
-            headers.append(HeaderField(name, value))
-        }
-        if let agent = command.userAgent { headers.append(HeaderField("User-Agent", agent)) }
-        if let user = command.user {
-            guard user.contains(":") else { throw BadInput("-u \(user.split(separator: ":").first ?? ""): give user:password") }
-            headers.append(HeaderField("Authorization", "Basic " + Data(user.utf8).base64EncodedString()))
-        }
-        let given = Set(headers.map { $0.name.lowercased() })
-        headers = (profile?.headers ?? []).filter { !given.contains($0.name.lowercased()) }.map { HeaderField($0.name, $0.value) } + headers
-        if command.jsonBody != nil, !headers.contains(where: { $0.name.lowercased() == "accept" }) {
-            headers.append(HeaderField("Accept", "application/json"))
-        }
-        return headers
-    }
-
-    static func policies(_ command: SendCommand, profile: Profile? = nil) throws -> (timeouts: Timeouts, retry: RetryPolicy, success: SuccessRule) {
-        func duration(_ seconds: Double?, _ option: String) throws -> Duration? {
-            guard let seconds else { return nil }
-            guard seconds > 0, seconds.isFinite, seconds < 1e9 else { throw BadInput("\(option) must be a positive number of seconds") }
-            return .milliseconds(Int64((seconds * 1000).rounded(.up)))
-        }
-        let timeouts = Timeouts(
-            connect: try duration(command.connectTimeout, "--connect-timeout") ?? profile?.connectTimeout ?? .seconds(10),
-            idle: try duration(command.idleTimeout, "--idle-timeout") ?? profile?.idleTimeout ?? .seconds(30),
-            total: try duration(command.timeout, "--timeout") ?? profile?.timeout
-        )
-        var expectations: [SuccessRule.Expectation] = []
-        for item in command.expect {
-            guard let expectation = SuccessRule.Expectation(parsing: item) else {
-                throw BadInput("bad --expect argument \(String(reflecting: item)): expected key.path=value")
-            }
-            expectations.append(expectation)
-        }
-        if command.expect.isEmpty { expectations = profile?.expectations ?? [] }
-        return (
-            timeouts, RetryPolicy(maxRetries: command.retries ?? profile?.retries ?? 3),
-            SuccessRule(expectations: expectations, messagePath: command.messagePath ?? profile?.messagePath)
-        )
+        return FileChoice(path: String(spec[spec.index(equals, offsetBy: 2)...]), field: String(spec[..<equals]))
     }
 
     static func jsonDocument(_ argument: String) throws -> [UInt8] {
@@ -262,14 +174,6 @@ struct SendPlan {
             throw BadInput("\(source): not valid JSON: \(error)")
         }
         return bytes
-    }
-
-    static func label(for body: UploadRequest.Body, url: String) -> String {
-        if case .multipart(let form) = body, let file = form.parts.first(where: { $0.filename != nil })?.filename {
-            return file
-        }
-        if case .base64JSON(let json) = body { return baseName(of: json.path) }
-        return Secrets.displayURL(url)
     }
 }
 
@@ -296,8 +200,9 @@ enum Glob {
 
 /// curl's `-d` and `--data-urlencode`, joined with `&`.
 enum URLEncodedData {
-    static func build(leading: [FormField] = [], raw: [String], encoded: [String]) throws -> [UInt8] {
-        var pieces = leading.map { URLEncodedForm.encode($0.name) + "=" + URLEncodedForm.encode($0.value) }
+    /// The pieces, each urlencoded already, in curl's order: `-d`, then `--data-urlencode`.
+    static func pieces(raw: [String], encoded: [String]) throws -> [String] {
+        var pieces: [String] = []
         for item in raw {
             if item.hasPrefix("@") {
                 pieces.append(try read(String(item.dropFirst()), option: "-d").filter { $0 != "\r" && $0 != "\n" })
@@ -319,7 +224,7 @@ enum URLEncodedData {
                 pieces.append(URLEncodedForm.encode(item))
             }
         }
-        return Array(pieces.joined(separator: "&").utf8)
+        return pieces
     }
 
     private static func read(_ path: String, option: String) throws -> String {

@@ -3,6 +3,7 @@ import CursesTerminal
 import Foundation
 import TerminalUI
 import UploadEngine
+import UploadPlan
 
 /// `hoist` and `hoist tui [URL] [--profile NAME]`: the full-screen upload manager.
 struct TUICommand: AsyncParsableCommand {
@@ -14,22 +15,13 @@ struct TUICommand: AsyncParsableCommand {
     @Argument(help: "Where uploads go, e.g. https://api.example.com/upload (t changes it in the UI). Without \"://\" it is taken as the first file.")
     var url: String?
 
-    @Option(help: "Load a target with its fields and headers from the profiles file (~/.config/hoist/profiles.toml).")
-    var profile: String?
-
-    @Option(help: "Uploads running at once (default 4, or the profile's; + and - change it in the UI).")
-    var concurrency: Int?
-
-    @Flag(name: [.customShort("k"), .long], help: "Accept any TLS certificate.")
-    var insecure = false
+    @OptionGroup(title: "Target")
+    var target: TargetOptions
 
     @Argument(help: "Files to stage at start.")
     var files: [String] = []
 
     func run() async throws {
-        var target = Target()
-        var entries: [FormEntry] = []
-        var concurrency = concurrency ?? 4
         // `hoist tui --profile ocr front.jpg`: the first word is a file when it is not a URL.
         var url = url
         var files = files
@@ -37,19 +29,15 @@ struct TUICommand: AsyncParsableCommand {
             files.insert(first, at: 0)
             url = nil
         }
-        var loaded: Profile?
-        if let profile {
-            loaded = try Profile.load(profile)
-            loaded?.apply(to: &target, entries: &entries)
-            concurrency = self.concurrency ?? loaded?.concurrency ?? concurrency
-        }
-        if let url {
-            do { _ = try UploadEngine.validate(url: url) } catch { throw BadInput(error.description) }
-            target.url = url
-        }
+        let loaded = try target.loadProfile()
+        let flags = TargetSettings(
+            url: try url.map { text in try checked("URL") { () throws(TargetValueError) in try TargetValue.url(text) } },
+            concurrency: target.concurrency)
+        let settings = flags.over(loaded?.settings ?? TargetSettings())
+        let initial = settings.target
         let status = try await UISession.run(
-            target: target, entries: entries, files: files, profile: profile, loadedProfile: loaded,
-            configuration: UploadEngine.Configuration(concurrency: max(1, concurrency), insecure: insecure),
+            target: initial, entries: settings.entries, files: files, profile: target.profile, loadedProfile: loaded,
+            configuration: UploadEngine.Configuration(concurrency: initial.concurrency, insecure: target.insecure),
             history: HistoryStore(path: HistoryStore.defaultPath()), journal: JournalStore.defaultDirectory())
         throw ExitCode(status.rawValue)
     }

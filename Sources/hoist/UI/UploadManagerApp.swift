@@ -3,6 +3,7 @@ import FormData
 import Glibc
 import TerminalUI
 import UploadEngine
+import UploadPlan
 
 /// The full-screen program: the pure model and update from TerminalUI,
 /// wired to a real UploadEngine and the file system. CursesTerminal runs it
@@ -113,19 +114,21 @@ final class UploadManagerApp: TerminalProgram {
             io.async { [mailbox, loadedProfile] in
                 do {
                     let profile = try Profile.load(name)
-                    var target = current
-                    var entries: [FormEntry] = []
-                    profile.apply(to: &target, entries: &entries)
+                    // Its target settings over the current ones, its fields and headers instead of the current ones.
+                    let target = profile.settings.applied(to: current)
                     loadedProfile.value = profile
-                    mailbox.post(.profileLoaded(name: name, target: target, entries: entries, concurrency: profile.concurrency))
+                    mailbox.post(
+                        .profileLoaded(
+                            name: name, target: target, entries: profile.settings.entries,
+                            concurrency: profile.settings.concurrency))
                 } catch {
                     mailbox.post(.notice(Notice("\(error)", isError: true)))
                 }
             }
-        case .saveProfile(let name, let target, let entries, let concurrency):
+        case .saveProfile(let name, let target, let entries):
             io.async { [mailbox, loadedProfile] in
                 do {
-                    try Profile.save(name: name, target: target, entries: entries, concurrency: concurrency, origin: loadedProfile.value)
+                    try Profile.save(name: name, target: target, entries: entries, origin: loadedProfile.value)
                     mailbox.post(.profileSaved(name: name, path: Profile.path, error: nil))
                 } catch {
                     mailbox.post(.profileSaved(name: name, path: Profile.path, error: "\(error)"))

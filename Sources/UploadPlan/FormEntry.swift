@@ -1,6 +1,7 @@
 import UploadEngine
 
-/// A text field or a request header, as the Fields pane lists it.
+/// A text field or a request header: a profile's, one given on the command
+/// line, or one in the UI's Fields pane.
 public struct FormEntry: Sendable, Hashable, Codable {
     public enum Kind: Sendable, Hashable, Codable {
         case field, header
@@ -25,4 +26,9 @@ public struct FormEntry: Sendable, Hashable, Codable {
     }
 
     public var displayValue: String { isSecret ? Secrets.mask : value }
+
+    /// Header names match in any case, field names exactly.
+    public func sameName(as other: FormEntry) -> Bool {
+        kind == .header ? name.lowercased() == other.name.lowercased() : name == other.name
+    }
 }

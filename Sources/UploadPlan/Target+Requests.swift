@@ -1,0 +1,96 @@
+import FormData
+import UploadEngine
+
+extension Target {
+    /// The one way settings become requests, for `hoist send` and the UI
+    /// alike: the target, its fields and headers (`entries`, in order) and
+    /// what this send carries. Text fields go first in every body. Bad input
+    /// is refused here, before any task exists.
+    public func requests(entries: [FormEntry], payload: Payload) throws(PlanError) -> [UploadRequest] {
+        guard !url.isEmpty else { throw .noURL }
+        do { _ = try TargetValue.url(url) } catch { throw .badValue(error) }
+        var headers = entries.filter { $0.kind == .header }.map { HeaderField($0.name, $0.value) }
+        let fields = entries.filter { $0.kind == .field }.map { FormField($0.name, $0.value) }
+        if payload.document != nil, !headers.contains(where: { $0.name.lowercased() == "accept" }) {
+            headers.append(HeaderField("Accept", "application/json"))
+        }
+        func request(_ body: UploadRequest.Body, label: String) -> UploadRequest {
+            UploadRequest(
+                url: url, method: method, headers: headers, body: body, timeouts: timeouts,
+                retry: RetryPolicy(maxRetries: retries), success: successRule, label: label)
+        }
+        let files = payload.files
+        switch bodyKind {
+        case .multipart:
+            return try multipartBodies(fields: fields, payload: payload).map { request(.multipart($0.form), label: $0.label) }
+        case .base64JSON:
+            guard !files.isEmpty else { throw .needsFile(bodyKind) }
+            var textFields = fields
+            for part in payload.parts {
+                guard case .bytes(let bytes) = part.content, part.filename == nil else { throw .onlyTextParts }
+                textFields.append(FormField(part.name, String(decoding: bytes, as: UTF8.self)))
+            }
+            return files.map { file in
+                let body = Base64JSONBody(
+                    fileField: file.field, path: file.path, typeValue: file.contentType, fields: textFields)
+                return request(.base64JSON(body), label: file.displayName)
+            }
+        case .raw:
+            guard fields.isEmpty else { throw .cannotSendFields(bodyKind, names: fields.map(\.name)) }
+            guard !files.isEmpty else { throw .needsFile(bodyKind) }
+            return files.map { request(.rawFile(path: $0.path, contentType: $0.contentType), label: $0.displayName) }
+        case .urlencoded:
+            guard !payload.encodedData.isEmpty else {
+                guard !fields.isEmpty else { throw .needsFields(bodyKind) }
+                return [request(.urlencoded(URLEncodedForm(fields: fields)), label: Self.count(fields.count, "field"))]
+            }
+            // curl's `-d` pieces are sent as given, after the fields.
+            let pieces = fields.map { URLEncodedForm.encode($0.name) + "=" + URLEncodedForm.encode($0.value) }
+            let body = Array((pieces + payload.encodedData).joined(separator: "&").utf8)
+            return [request(.bytes(body, contentType: "application/x-www-form-urlencoded"), label: displayURL)]
+        case .json:
+            if let document = payload.document {
+                guard fields.isEmpty else { throw .cannotSendFields(bodyKind, names: fields.map(\.name)) }
+                return [request(.json(document), label: displayURL)]
+            }
+            guard !fields.isEmpty else { throw .needsFields(bodyKind) }
+            let object = JSONValue.object(fields.map { .init($0.name, .string($0.value)) })
+            return [request(.json(Array(object.compactJSON.utf8)), label: "JSON, \(Self.count(fields.count, "field"))")]
+        }
+    }
+
+    /// One form, or one per file when files are sent a request each.
+    private func multipartBodies(fields: [FormField], payload: Payload) throws(PlanError) -> [(form: MultipartForm, label: String)] {
+        let leading = fields.map { Part.text($0.name, $0.value) }
+        let files = payload.files
+        func form(withFile chosen: FileChoice?) -> MultipartForm {
+            var parts = leading
+            for item in payload.items {
+                switch item {
+                case .part(let part): parts.append(part)
+                case .files(let slot):
+                    if let chosen { parts += slot.filter { $0 == chosen }.prefix(1).map(\.part) } else { parts += slot.map(\.part) }
+                }
+            }
+            return MultipartForm(parts: parts)
+        }
+        if files.isEmpty || payload.oneRequest {
+            let whole = form(withFile: nil)
+            guard !whole.parts.isEmpty else { throw .nothingToSend }
+            let label: String
+            if files.count > 1 {
+                label = Self.count(files.count, "file")
+            } else if let named = whole.parts.first(where: { $0.filename != nil })?.filename {
+                label = named
+            } else {
+                label = Self.count(whole.parts.count, "field")
+            }
+            return [(whole, label)]
+        }
+        return files.map { (form(withFile: $0), $0.displayName) }
+    }
+
+    var displayURL: String { Secrets.displayURL(url) }
+
+    static func count(_ number: Int, _ noun: String) -> String { "\(number) \(noun)\(number == 1 ? "" : "s")" }
+}

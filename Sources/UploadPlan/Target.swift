@@ -1,0 +1,69 @@
+import FormData
+import UploadEngine
+
+/// Where and how uploads go: the one model behind a profile, the command
+/// line and the UI's `t` dialog. The fields and headers sent with it are
+/// `FormEntry`s kept beside it; `requests(entries:payload:)` turns both,
+/// with the files, into requests.
+public struct Target: Sendable, Hashable, Codable {
+    /// How staged files and fields become a request body.
+    public enum BodyKind: String, Sendable, Hashable, CaseIterable, Codable {
+        case multipart = "multipart"
+        case base64JSON = "base64 JSON"
+        case raw = "raw file"
+        case urlencoded = "urlencoded"
+        case json = "JSON"
+
+        public var usesFiles: Bool { self == .multipart || self == .base64JSON || self == .raw }
+        public var usesFields: Bool { self != .raw }
+    }
+
+    public static let defaultConcurrency = 4
+
+    public var url: String
+    public var method: UploadRequest.Method
+    public var bodyKind: BodyKind
+    /// `key.path=value` expectations, e.g. `RETCODE=0000`.
+    public var expectations: [SuccessRule.Expectation]
+    /// Where the server's message is, e.g. `RETMSG`.
+    public var messagePath: String?
+    public var retries: Int
+    /// Connect, idle and total time allowed for each attempt.
+    public var timeouts: Timeouts
+    /// The form field newly staged files get.
+    public var fileField: String
+    /// Uploads running at once.
+    public var concurrency: Int
+
+    public init(
+        url: String = "", method: UploadRequest.Method = .post, bodyKind: BodyKind = .multipart,
+        expectations: [SuccessRule.Expectation] = [], messagePath: String? = nil, retries: Int = 3,
+        timeouts: Timeouts = Timeouts(), fileField: String = "file", concurrency: Int = Target.defaultConcurrency
+    ) {
+        self.url = url
+        self.method = method
+        self.bodyKind = bodyKind
+        self.expectations = expectations
+        self.messagePath = messagePath
+        self.retries = retries
+        self.timeouts = timeouts
+        self.fileField = fileField
+        self.concurrency = concurrency
+    }
+
+    public var successRule: SuccessRule { SuccessRule(expectations: expectations, messagePath: messagePath) }
+
+    // A journal written before `concurrency` was part of the target has no such key.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        url = try container.decode(String.self, forKey: .url)
+        method = try container.decode(UploadRequest.Method.self, forKey: .method)
+        bodyKind = try container.decode(BodyKind.self, forKey: .bodyKind)
+        expectations = try container.decode([SuccessRule.Expectation].self, forKey: .expectations)
+        messagePath = try container.decodeIfPresent(String.self, forKey: .messagePath)
+        retries = try container.decode(Int.self, forKey: .retries)
+        timeouts = try container.decode(Timeouts.self, forKey: .timeouts)
+        fileField = try container.decode(String.self, forKey: .fileField)
+        concurrency = try container.decodeIfPresent(Int.self, forKey: .concurrency) ?? Self.defaultConcurrency
+    }
+}

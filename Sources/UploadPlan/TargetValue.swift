@@ -1,0 +1,146 @@
+import FormData
+import UploadEngine
+
+/// A value that cannot be used, in the same words whichever way it came in:
+/// a profile key, a command-line option or a row of the UI's `t` dialog.
+/// Each front end says where the value came from; this says what is wrong.
+public struct TargetValueError: Error, Sendable, Hashable, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// One validator per kind of value. The profile, the command line and the UI
+/// all call these, so they accept and refuse exactly the same values.
+public enum TargetValue {
+    /// Upper bound for retries: more would hide a broken endpoint for hours.
+    public static let maxRetries = 100
+
+    /// An http or https URL the transport can send to.
+    public static func url(_ text: String) throws(TargetValueError) -> String {
+        do {
+            return try UploadEngine.validate(url: text)
+        } catch {
+            throw TargetValueError(error.description)
+        }
+    }
+
+    /// POST, PUT or PATCH, in any case.
+    public static func method(_ text: String) throws(TargetValueError) -> UploadRequest.Method {
+        guard let method = UploadRequest.Method(rawValue: text.uppercased()) else {
+            let names = UploadRequest.Method.allCases.map(\.rawValue)
+            throw TargetValueError("\(quoted(text)) is not an upload method: use \(list(names))")
+        }
+        return method
+    }
+
+    /// One of the body kinds, by the name the UI shows (any case).
+    public static func bodyKind(_ text: String) throws(TargetValueError) -> Target.BodyKind {
+        guard let kind = Target.BodyKind.allCases.first(where: { $0.rawValue.lowercased() == text.lowercased() }) else {
+            throw TargetValueError(
+                "\(quoted(text)) is not a body kind: use \(list(Target.BodyKind.allCases.map(\.rawValue)))")
+        }
+        return kind
+    }
+
+    /// A header: an RFC 9110 token for the name, no line break in the value.
+    public static func header(name: String, value: String) throws(TargetValueError) -> HeaderField {
+        guard !name.isEmpty, name.unicodeScalars.allSatisfy(isTokenScalar) else {
+            throw TargetValueError(
+                "\(quoted(name)) is not a header name: use letters, digits and !#$%&'*+-.^_`|~ only")
+        }
+        guard !value.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" }) else {
+            throw TargetValueError("the value of header \(name) holds a line break (CR or LF)")
+        }
+        return HeaderField(name, value)
+    }
+
+    /// A `Name: value` line, as curl's `-H` takes it; spaces around both are trimmed.
+    public static func headerLine(_ line: String) throws(TargetValueError) -> HeaderField {
+        guard let colon = line.firstIndex(of: ":") else {
+            throw TargetValueError("\(quoted(line)) is not a header: expected \"Name: value\"")
+        }
+        return try header(name: trimmed(line[..<colon]), value: trimmed(line[line.index(after: colon)...]))
+    }
+
+    /// A number of seconds above 0, whole or not (`30`, `2.5`), kept to the millisecond.
+    public static func seconds(_ value: Double) throws(TargetValueError) -> Duration {
+        guard value > 0, value.isFinite, value < 1e9 else {
+            throw TargetValueError("\(format(value)) is not a duration: give seconds above 0, e.g. 30 or 2.5")
+        }
+        return .milliseconds(Int64((value * 1000).rounded(.up)))
+    }
+
+    /// `seconds(_:)` for text typed in a form.
+    public static func seconds(_ text: String) throws(TargetValueError) -> Duration {
+        guard let value = Double(trimmed(text[...])) else {
+            throw TargetValueError("\(quoted(text)) is not a duration: give seconds above 0, e.g. 30 or 2.5")
+        }
+        return try seconds(value)
+    }
+
+    /// `30`, `2.5`: a duration as `seconds(_:)` reads it back.
+    public static func text(seconds duration: Duration) -> String {
+        let (whole, atto) = duration.components
+        return atto == 0 ? String(whole) : String(Double(whole) + Double(atto) / 1e18)
+    }
+
+    public static func retries(_ value: Int) throws(TargetValueError) -> Int {
+        guard (0...maxRetries).contains(value) else {
+            throw TargetValueError("\(value) is not a number of retries: give a whole number from 0 to \(maxRetries)")
+        }
+        return value
+    }
+
+    public static func retries(_ text: String) throws(TargetValueError) -> Int {
+        guard let value = Int(trimmed(text[...])) else {
+            throw TargetValueError("\(quoted(text)) is not a number of retries: give a whole number from 0 to \(maxRetries)")
+        }
+        return try retries(value)
+    }
+
+    public static func concurrency(_ value: Int) throws(TargetValueError) -> Int {
+        guard value >= 1 else {
+            throw TargetValueError("\(value) is not a number of uploads at once: give a whole number, at least 1")
+        }
+        return value
+    }
+
+    /// `key.path=value`, e.g. `RETCODE=0000`.
+    public static func expectation(_ text: String) throws(TargetValueError) -> SuccessRule.Expectation {
+        guard let expectation = SuccessRule.Expectation(parsing: text) else {
+            throw TargetValueError("\(quoted(text)) is not an expectation: expected key.path=value")
+        }
+        return expectation
+    }
+
+    /// The form field files are sent in.
+    public static func fieldName(_ text: String) throws(TargetValueError) -> String {
+        guard !text.isEmpty else { throw TargetValueError("the form field name is empty") }
+        return text
+    }
+
+    // MARK: - Wording
+
+    static func quoted(_ text: String) -> String { String(reflecting: text) }
+
+    static func list(_ names: [String]) -> String {
+        guard names.count > 1 else { return names.first ?? "" }
+        return names.dropLast().joined(separator: ", ") + " or " + names[names.count - 1]
+    }
+
+    static func format(_ value: Double) -> String {
+        value.isFinite && value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+    }
+
+    static func trimmed(_ text: Substring) -> String {
+        String(text.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
+    }
+
+    /// RFC 9110 `tchar`.
+    static func isTokenScalar(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: return true
+        default: return "!#$%&'*+-.^_`|~".unicodeScalars.contains(scalar)
+        }
+    }
+}

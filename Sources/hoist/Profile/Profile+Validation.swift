@@ -1,0 +1,76 @@
+import UploadEngine
+import UploadPlan
+
+extension Profile {
+    /// Expands and checks `raw` with the validators the command line and the
+    /// UI use. Messages name the key; a value that came from the environment
+    /// is quoted as written in the file, never expanded, so a secret is not
+    /// printed.
+    init(name: String, raw: RawProfile, environment: [String: String]) throws(ProfileValueError) {
+        self.name = name
+        /// `key: what is wrong` for the expanded value of `key`.
+        func check<Value>(
+            _ written: String?, _ key: String, _ validate: (String) throws(TargetValueError) -> Value
+        ) throws(ProfileValueError) -> Value? {
+            guard let written else { return nil }
+            let text = try EnvironmentExpansion.expand(written, key: key, environment: environment)
+            do {
+                return try validate(text)
+            } catch {
+                guard text == written else {
+                    throw ProfileValueError("\(key) \(String(reflecting: written)): not valid once ${...} is expanded")
+                }
+                throw ProfileValueError("\(key): \(error.description)")
+            }
+        }
+        func number<Value>(_ value: Value?, _ key: String, _ validate: (Value) throws(TargetValueError) -> Value)
+            throws(ProfileValueError) -> Value?
+        {
+            guard let value else { return nil }
+            do { return try validate(value) } catch { throw ProfileValueError("\(key): \(error.description)") }
+        }
+        func seconds(_ value: Double?, _ key: String) throws(ProfileValueError) -> Duration? {
+            guard let value else { return nil }
+            do { return try TargetValue.seconds(value) } catch { throw ProfileValueError("\(key): \(error.description)") }
+        }
+        settings.url = try check(raw.url, "url", TargetValue.url)
+        rawURL = raw.url
+        settings.method = try check(raw.method, "method", TargetValue.method)
+        settings.bodyKind = try check(raw.body, "body", TargetValue.bodyKind)
+        settings.fileField = try check(raw.field, "field", TargetValue.fieldName)
+        if let expect = raw.expect {
+            var expectations: [SuccessRule.Expectation] = []
+            for (index, item) in expect.enumerated() {
+                expectations.append(try check(item, "expect[\(index)]", TargetValue.expectation)!)
+            }
+            settings.expectations = expectations
+        }
+        settings.messagePath = try raw.message.map { text throws(ProfileValueError) in
+            try EnvironmentExpansion.expand(text, key: "message", environment: environment)
+        }
+        settings.retries = try number(raw.retries, "retries", TargetValue.retries)
+        settings.concurrency = try number(raw.concurrency, "concurrency", TargetValue.concurrency)
+        settings.timeout = try seconds(raw.timeout, "timeout")
+        settings.connectTimeout = try seconds(raw.connectTimeout, "connect_timeout")
+        settings.idleTimeout = try seconds(raw.idleTimeout, "idle_timeout")
+        func entries(_ pairs: [RawProfile.Pair]?, _ key: String) throws(ProfileValueError) -> [Entry] {
+            var result: [Entry] = []
+            for (index, pair) in (pairs ?? []).enumerated() {
+                let at = "\(key)[\(index)]"
+                let name = try EnvironmentExpansion.expand(pair.name, key: at + ".name", environment: environment)
+                let value = try EnvironmentExpansion.expand(pair.value, key: at + ".value", environment: environment)
+                guard !name.isEmpty else { throw ProfileValueError("\(at).name: empty") }
+                if key == "headers" {
+                    do { _ = try TargetValue.header(name: name, value: value) } catch {
+                        throw ProfileValueError("\(at): \(error.description)")
+                    }
+                }
+                result.append(Entry(name: name, value: value, secret: pair.secret ?? false, rawValue: pair.value))
+            }
+            return result
+        }
+        fields = try entries(raw.fields, "fields")
+        headers = try entries(raw.headers, "headers")
+        settings.entries = Self.entries(fields: fields, headers: headers)
+    }
+}

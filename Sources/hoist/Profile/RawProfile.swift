@@ -1,0 +1,131 @@
+import Foundation
+import TOMLKit
+
+/// One `[name]` table of the profiles file, as written. Unknown keys are
+/// refused by name, so a typo such as `retires` is not silently ignored.
+struct RawProfile: Decodable, Sendable {
+    struct Pair: Decodable, Sendable {
+        var name: String
+        var value: String
+        var secret: Bool?
+
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case name, value, secret
+        }
+
+        init(from decoder: any Decoder) throws {
+            try refuseUnknownKeys(in: decoder, known: CodingKeys.allCases.map(\.rawValue))
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            name = try container.decode(String.self, forKey: .name)
+            value = try container.decode(String.self, forKey: .value)
+            secret = try container.decodeIfPresent(Bool.self, forKey: .secret)
+        }
+    }
+
+    var url: String?
+    var method: String?
+    var body: String?
+    var field: String?
+    var expect: [String]?
+    var message: String?
+    var retries: Int?
+    var concurrency: Int?
+    var timeout: Double?
+    var connectTimeout: Double?
+    var idleTimeout: Double?
+    var fields: [Pair]?
+    var headers: [Pair]?
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case url, method, body, field, expect, message, retries, concurrency, timeout
+        case connectTimeout = "connect_timeout"
+        case idleTimeout = "idle_timeout"
+        case fields, headers
+    }
+
+    init(from decoder: any Decoder) throws {
+        try refuseUnknownKeys(in: decoder, known: CodingKeys.allCases.map(\.rawValue))
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        url = try container.decodeIfPresent(String.self, forKey: .url)
+        method = try container.decodeIfPresent(String.self, forKey: .method)
+        body = try container.decodeIfPresent(String.self, forKey: .body)
+        field = try container.decodeIfPresent(String.self, forKey: .field)
+        expect = try container.decodeIfPresent([String].self, forKey: .expect)
+        message = try container.decodeIfPresent(String.self, forKey: .message)
+        retries = try container.decodeIfPresent(Int.self, forKey: .retries)
+        concurrency = try container.decodeIfPresent(Int.self, forKey: .concurrency)
+        timeout = try Self.seconds(container, .timeout)
+        connectTimeout = try Self.seconds(container, .connectTimeout)
+        idleTimeout = try Self.seconds(container, .idleTimeout)
+        fields = try container.decodeIfPresent([Pair].self, forKey: .fields)
+        headers = try container.decodeIfPresent([Pair].self, forKey: .headers)
+    }
+
+    /// `timeout = 30` and `timeout = 2.5` both mean seconds.
+    private static func seconds(_ container: KeyedDecodingContainer<CodingKeys>, _ key: CodingKeys) throws -> Double? {
+        guard container.contains(key) else { return nil }
+        if let whole = try? container.decode(Int.self, forKey: key) { return Double(whole) }
+        return try container.decode(Double.self, forKey: key)
+    }
+}
+
+/// Any key, to list what a table really holds.
+private struct AnyKey: CodingKey {
+    var stringValue: String
+    var intValue: Int? { nil }
+    init(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
+}
+
+/// Throws "verify.retires: unknown key (did you mean retries?)" for the first key not in `known`.
+private func refuseUnknownKeys(in decoder: any Decoder, known: [String]) throws {
+    let container = try decoder.container(keyedBy: AnyKey.self)
+    guard let unknown = container.allKeys.map(\.stringValue).filter({ !known.contains($0) }).sorted().first else { return }
+    let hint = KeySuggestion.nearest(to: unknown, in: known).map { "did you mean \($0)?" }
+        ?? "use one of \(known.joined(separator: ", "))"
+    throw DecodingError.dataCorrupted(
+        .init(codingPath: decoder.codingPath + [AnyKey(stringValue: unknown) as any CodingKey], debugDescription: "unknown key (\(hint))"))
+}
+
+extension Profile {
+    /// Every table of the file, as written; a mistake is named with its line and column.
+    static func parse(_ text: String, path: String) throws -> [String: RawProfile] {
+        do {
+            return try TOMLDecoder().decode([String: RawProfile].self, from: text)
+        } catch let error as TOMLParseError {
+            throw BadInput("\(path):\(error.source.begin.line):\(error.source.begin.column): \(error.description)")
+        } catch let error as DecodingError {
+            throw BadInput("\(path): \(describe(error))")
+        } catch {
+            throw BadInput("\(path) is not a valid profiles file: \(error)")
+        }
+    }
+
+    /// "verify.retries: expected a number" rather than DecodingError's dump.
+    static func describe(_ error: DecodingError) -> String {
+        func path(_ keys: [any CodingKey]) -> String {
+            keys.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".").replacingOccurrences(of: ".[", with: "[")
+        }
+        func kind(_ type: String) -> String {
+            switch type {
+            case "Int", "Double": return "a number"
+            case "String": return "a string"
+            case "Bool": return "true or false"
+            default: return type
+            }
+        }
+        switch error {
+        case .typeMismatch(let type, let context): return "\(path(context.codingPath)): expected \(kind("\(type)"))"
+        case .valueNotFound(_, let context), .dataCorrupted(let context): return "\(path(context.codingPath)): \(context.debugDescription)"
+        case .keyNotFound(let key, let context):
+            // TOMLKit reports a value of the wrong type as a missing key of the wanted type.
+            if context.codingPath.last?.stringValue == key.stringValue,
+                let type = context.debugDescription.split(separator: "\"").dropFirst().first
+            {
+                return "\(path(context.codingPath)): expected \(kind(String(type)))"
+            }
+            return "\(path(context.codingPath + [key])): missing"
+        @unknown default: return "\(error)"
+        }
+    }
+}

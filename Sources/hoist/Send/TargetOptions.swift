@@ -1,0 +1,101 @@
+import ArgumentParser
+import FormData
+import UploadEngine
+import UploadPlan
+
+/// Where uploads go and how, as `hoist send` and `hoist tui` take it. Each
+/// value goes through the `TargetValue` validator a profile's key and the
+/// UI's `t` dialog use, so all three refuse a bad value in the same words.
+struct TargetOptions: ParsableArguments {
+    @Option(
+        help: ArgumentHelp(
+            "Take the target, fields and headers from this profile in ~/.config/hoist/profiles.toml; "
+                + "options given here win.",
+            valueName: "name"))
+    var profile: String?
+
+    @Option(help: "Uploads at once (default 4, or the profile's).", transform: concurrency)
+    var concurrency: Int?
+
+    @Flag(name: [.customShort("k"), .customLong("insecure")], help: "Do not verify the server's TLS certificate.")
+    var insecure = false
+
+    /// The profile named by `--profile`, loaded and checked.
+    func loadProfile() throws -> Profile? {
+        try profile.map { try Profile.load($0) }
+    }
+
+    static func concurrency(_ text: String) throws -> Int {
+        guard let value = Int(text) else { throw TargetValueError("\(String(reflecting: text)) is not a whole number") }
+        return try TargetValue.concurrency(value)
+    }
+}
+
+/// The request's method, headers and policies, as `hoist send` takes them.
+struct RequestOptions: ParsableArguments {
+    @Option(
+        name: [.customShort("X"), .customLong("request")], help: "POST (default), PUT or PATCH.",
+        transform: TargetValue.method)
+    var method: UploadRequest.Method?
+
+    @Option(
+        name: [.customShort("H"), .customLong("header")],
+        help: ArgumentHelp("An extra request header.", valueName: "Name: value"), transform: TargetValue.headerLine)
+    var headers: [HeaderField] = []
+
+    @Option(name: [.customShort("A"), .customLong("user-agent")], help: "The User-Agent header.")
+    var userAgent: String?
+
+    @Option(
+        name: [.customShort("u"), .customLong("user")],
+        help: ArgumentHelp("Basic authentication; the password is never printed.", valueName: "user:password"))
+    var user: String?
+
+    @Option(help: ArgumentHelp("Seconds allowed for each attempt in all.", valueName: "seconds"), transform: TargetValue.seconds)
+    var timeout: Duration?
+
+    @Option(
+        name: .customLong("connect-timeout"),
+        help: ArgumentHelp("Seconds allowed to connect (default 10).", valueName: "seconds"), transform: TargetValue.seconds)
+    var connectTimeout: Duration?
+
+    @Option(
+        name: .customLong("idle-timeout"),
+        help: ArgumentHelp("Seconds with no bytes moving before giving up (default 30).", valueName: "seconds"),
+        transform: TargetValue.seconds)
+    var idleTimeout: Duration?
+
+    @Option(help: "Retries on connection errors, timeouts and 408/429/5xx (default 3).", transform: TargetValue.retries)
+    var retries: Int?
+
+    @Option(
+        help: ArgumentHelp("Succeed only when the JSON answer has this value at this key path.", valueName: "key.path=value"),
+        transform: TargetValue.expectation)
+    var expect: [SuccessRule.Expectation] = []
+
+    @Option(
+        name: .customLong("message-path"),
+        help: ArgumentHelp("The JSON key path of the server's message, shown on failure.", valueName: "key.path"))
+    var messagePath: String?
+
+    /// -H, then -A and -u as the headers they stand for.
+    func headerEntries() throws -> [FormEntry] {
+        var entries = headers.map { FormEntry(kind: .header, name: $0.name, value: $0.value) }
+        if let userAgent {
+            let header = try checked("-A") { () throws(TargetValueError) in
+                try TargetValue.header(name: "User-Agent", value: userAgent)
+            }
+            entries.append(FormEntry(kind: .header, name: header.name, value: header.value))
+        }
+        if let user {
+            guard user.contains(":") else { throw BadInput("-u \(user.split(separator: ":").first ?? ""): give user:password") }
+            entries.append(FormEntry(kind: .header, name: "Authorization", value: "Basic " + String(decoding: Base64.encode(Array(user.utf8)), as: UTF8.self)))
+        }
+        return entries
+    }
+}
+
+/// A `TargetValueError` named by the option it came from.
+func checked<Value>(_ option: String, _ validate: () throws(TargetValueError) -> Value) throws -> Value {
+    do { return try validate() } catch { throw BadInput("\(option): \(error.description)") }
+}
