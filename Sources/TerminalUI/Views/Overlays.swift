@@ -134,11 +134,16 @@ func drawInput(_ input: TextInput, into grid: inout Grid, at rect: Rect) {
 enum EditorView {
     static func render(_ form: EditorForm, into grid: inout Grid) {
         let labelWidth = (form.rows.map { TextWidth.columns(of: $0.label) }.max() ?? 0) + 2
-        let rect = grid.bounds.inset(1).centered(width: 76, height: form.rows.count * 2 + 3)
+        let room = grid.bounds.inset(1)
+        // A hint under every row when they fit; otherwise a row a line, and
+        // the focused row's hint on the line before the error.
+        let spaced = form.rows.count * 2 + 3 <= room.height
+        let height = spaced ? form.rows.count * 2 + 3 : form.rows.count + 4
+        let rect = room.centered(width: 76, height: height)
         Frame.dialog(&grid, rect, title: form.title)
         let inner = rect.inset(1)
         for (index, row) in form.rows.enumerated() {
-            let y = inner.y + index * 2
+            let y = inner.y + index * (spaced ? 2 : 1)
             let focused = index == form.focus
             grid.put(row.label, x: inner.x + 1, y: y, style: focused ? Style.fg(.cyan).bolded : .plain, clip: inner)
             let field = Rect(x: inner.x + 1 + labelWidth, y: y, width: inner.width - labelWidth - 2, height: 1)
@@ -156,8 +161,9 @@ enum EditorView {
                     x += grid.put(" \(option) ", x: x, y: y, style: style, clip: field) + 1
                 }
             }
-            if !row.hint.isEmpty {
-                grid.put(row.hint, x: field.x, y: y + 1, style: Style.plain.dimmed, clip: inner)
+            if !row.hint.isEmpty, spaced || focused {
+                let hintY = spaced ? y + 1 : inner.y + form.rows.count
+                grid.put(row.hint, x: spaced ? field.x : inner.x + 1, y: hintY, style: Style.plain.dimmed, clip: inner)
             }
         }
         if let error = form.error {

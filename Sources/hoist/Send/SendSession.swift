@@ -9,7 +9,7 @@ import UploadEngine
 final class SendSession: UploadEventMonitor, @unchecked Sendable {
     /// The output, the history and the journal take turns on one thread:
     /// their work is small, and one thread wake-up per batch of events
-    /// costs less than three (1,000 small uploads: 700 fewer wake-ups, 5% less CPU).
+    /// costs less than three (bench/README.md has the figures).
     private let monitorThread = DispatchQueue(label: "hoist.send.monitors")
     let queue: DispatchQueue
     /// What goes to stdout for each finished task.
