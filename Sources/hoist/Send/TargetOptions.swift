@@ -14,7 +14,7 @@ struct TargetOptions: ParsableArguments {
             valueName: "name"))
     var profile: String?
 
-    @Option(help: "Uploads at once (default 4, or the profile's).", transform: concurrency)
+    @Option(help: ArgumentHelp("Uploads at once (default 4, or the profile's).", valueName: "n"), transform: concurrency)
     var concurrency: Int?
 
     @Flag(name: [.customShort("k"), .customLong("insecure")], help: "Do not verify the server's TLS certificate.")
@@ -34,7 +34,8 @@ struct TargetOptions: ParsableArguments {
 /// The request's method, headers and policies, as `hoist send` takes them.
 struct RequestOptions: ParsableArguments {
     @Option(
-        name: [.customShort("X"), .customLong("request")], help: "POST (default), PUT or PATCH.",
+        name: [.customShort("X"), .customLong("request")],
+        help: ArgumentHelp("POST (default), PUT or PATCH.", valueName: "method"),
         transform: TargetValue.method)
     var method: UploadRequest.Method?
 
@@ -65,7 +66,9 @@ struct RequestOptions: ParsableArguments {
         transform: TargetValue.seconds)
     var idleTimeout: Duration?
 
-    @Option(help: "Retries on connection errors, timeouts and 408/429/5xx (default 3).", transform: TargetValue.retries)
+    @Option(
+        help: ArgumentHelp("Retries on connection errors, timeouts and 408/429/5xx (default 3).", valueName: "n"),
+        transform: TargetValue.retries)
     var retries: Int?
 
     @Option(
