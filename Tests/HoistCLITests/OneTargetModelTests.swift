@@ -130,6 +130,21 @@ struct OneTargetModelTests {
         #expect(form.parts.map(\.name) == ["user_id", "a"])
     }
 
+    @Test func theProfilesBodyKindAppliesWhenTheCommandLineGivesNoBody() throws {
+        let directory = TemporaryDirectory()
+        let loaded = try profile(
+            "[form]\nurl = \"https://a.example/x\"\nbody = \"urlencoded\"\n[[form.fields]]\nname = \"a b\"\nvalue = \"1&2\"\n",
+            in: directory)
+        let plan = try SendPlan(command: SendCommand.parse([]), profile: loaded)
+        #expect(plan.requests.map(\.body) == [.urlencoded(URLEncodedForm(fields: [FormField("a b", "1&2")]))])
+        let overridden = try SendPlan(command: SendCommand.parse(["-F", "c=3"]), profile: loaded)
+        guard case .multipart(let form) = overridden.requests.first?.body else {
+            Issue.record("-F asks for multipart")
+            return
+        }
+        #expect(form.parts.map(\.name) == ["a b", "c"])
+    }
+
     /// One bad value of each kind, as a profile key, an option and a UI row.
     @Test(arguments: [
         ("method = \"GET\"", ["-X", "GET"], nil, "\"GET\" is not an upload method: use POST, PUT or PATCH"),
