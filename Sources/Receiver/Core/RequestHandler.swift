@@ -39,7 +39,7 @@ struct RequestHandler: Sendable {
             return count
         }
         let resetAfter: Int64? = index < configuration.resetFirst ? max(0, configuration.resetAfterBodyBytes) : nil
-        var reader = BodyReader(
+        var reader = IncomingBodyReader(
             body: request.body, limit: configuration.maxBodySize, resetAfter: resetAfter,
             bytesPerSecond: configuration.readBytesPerSecond)
 
@@ -115,7 +115,7 @@ struct RequestHandler: Sendable {
     }
 
     private func answerAfterBody(
-        _ request: Request, index: Int, knobs: RequestKnobs, reader: inout BodyReader
+        _ request: Request, index: Int, knobs: RequestKnobs, reader: inout IncomingBodyReader
     ) async throws(ReceiverError) -> Answer {
         if index < configuration.failFirst {
             try await reader.drain()
@@ -169,7 +169,7 @@ struct RequestHandler: Sendable {
     }
 
     /// Reads the body according to its Content-Type.
-    private func receive(_ request: Request, reader: inout BodyReader) async throws(ReceiverError) -> ReceivedUpload {
+    private func receive(_ request: Request, reader: inout IncomingBodyReader) async throws(ReceiverError) -> ReceivedUpload {
         let contentType = request.headers[.contentType]
         var upload = ReceivedUpload(
             method: request.method.rawValue, path: request.uri.path, contentType: contentType, bodyBytes: 0)
@@ -205,7 +205,7 @@ struct RequestHandler: Sendable {
     }
 
     /// Collects a small body in memory; larger than 8 MiB is a 413.
-    private func collect(_ reader: inout BodyReader, what: String) async throws(ReceiverError) -> ByteBuffer {
+    private func collect(_ reader: inout IncomingBodyReader, what: String) async throws(ReceiverError) -> ByteBuffer {
         var body = ByteBuffer()
         while let chunk = try await reader.next() {
             guard body.readableBytes + chunk.readableBytes <= Self.maxInMemoryBody else {
@@ -217,7 +217,7 @@ struct RequestHandler: Sendable {
     }
 
     /// Echoes JSON up to 8 MiB; a larger JSON body is saved as a raw file instead.
-    private func receiveJSON(into upload: inout ReceivedUpload, reader: inout BodyReader) async throws(ReceiverError) {
+    private func receiveJSON(into upload: inout ReceivedUpload, reader: inout IncomingBodyReader) async throws(ReceiverError) {
         var body = ByteBuffer()
         while !reader.finished, body.readableBytes <= Self.maxInMemoryBody {
             guard let chunk = try await reader.next() else { break }
@@ -240,7 +240,7 @@ struct RequestHandler: Sendable {
 
     /// Saves the whole body as one file named after the last URL path component.
     private func receiveRaw(
-        reader: inout BodyReader, contentType: String?, path: String, prefix: ByteBuffer? = nil
+        reader: inout IncomingBodyReader, contentType: String?, path: String, prefix: ByteBuffer? = nil
     ) async throws(ReceiverError) -> ReceivedUpload.File {
         let last = path.split(separator: "/").last.map { PercentDecoding.decodeString($0, plusAsSpace: false) }
         let filename = last ?? "body"
@@ -286,7 +286,7 @@ struct RequestHandler: Sendable {
     ///
     /// Closing right away with unread bytes in the socket would send a reset, and the client could lose
     /// the answer it has not read yet (the "lingering close" nginx and Apache do).
-    static func drainAndClose(_ channel: any Channel, reader: inout BodyReader, within: Duration) async {
+    static func drainAndClose(_ channel: any Channel, reader: inout IncomingBodyReader, within: Duration) async {
         let components = within.components
         let timeout = channel.eventLoop.scheduleTask(
             in: .seconds(components.seconds) + .nanoseconds(components.attoseconds / 1_000_000_000)
