@@ -131,7 +131,11 @@ import Testing
         let listener = try OneShotListener()
         let input = check.standardInput ?? []
         let process = try Subprocess(
-            curl, ["-s", "-o", "/dev/null", "-H", "Expect:", check.option, check.argument, "http://127.0.0.1:\(listener.port)/"],
+            curl,
+            [
+                "-s", "-o", "/dev/null", "-H", "Expect:", check.option, check.argument,
+                "http://127.0.0.1:\(listener.port)/",
+            ],
             directory: dir.path, timeout: .seconds(60), input: { $0.write(Data(input)) })
         let request = try listener.receiveRequest()
         let finished = process.wait()

@@ -197,7 +197,8 @@ import Testing
         #expect(argument.contentType == "x/y")
         #expect(
             argument.warnings == [
-                #"ignored what follows the closing quote in '"abc"def' (curl: "Trailing data after quoted form parameter")"#
+                #"ignored what follows the closing quote in '"abc"def'"#
+                    + #" (curl: "Trailing data after quoted form parameter")"#
             ])
         // Spaces after the quote are not "data".
         #expect(try parse(#"a="abc"  ;type=x/y"#).warnings.isEmpty)

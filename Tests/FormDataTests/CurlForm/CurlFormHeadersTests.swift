@@ -64,7 +64,8 @@ import Testing
         #expect(
             failure("a=v;headers=@h", files: ["h": injected])?.reason
                 == "header 'Content-Disposition: form-data; name=\"evil\"' (headers file 'h', line 2) would replace"
-                + " the part's Content-Disposition, which Hoist builds from the field name and filename=; set those instead"
+                + " the part's Content-Disposition, which Hoist builds from the field name and filename=;"
+                + " set those instead"
         )
         // A lone CR is dropped, as curl does.
         #expect(try parse("a=v;headers=@h", files: ["h": "X-C: a\rb"]).headers == [HeaderField("X-C", "ab")])
