@@ -129,22 +129,6 @@ func errorText(_ code: Int32) -> String {
     String(cString: strerror(code))
 }
 
-/// Reads a small text file whole, or returns nil.
-public func readSmallFile(_ path: String, limit: Int) -> String? {
-    let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { return nil }
-    defer { close(fd) }
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-    while bytes.count < limit {
-        let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        if count < 0, errno == EINTR { continue }
-        guard count > 0 else { break }
-        bytes += chunk[0..<count]
-    }
-    return String(decoding: bytes, as: UTF8.self)
-}
-
 extension FileSnapshot {
     /// Checks that `path` is a regular, readable file, as the encoder will
     /// before sending, so a UI can name a bad file when it is staged.

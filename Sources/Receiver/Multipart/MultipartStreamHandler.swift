@@ -15,10 +15,10 @@ import NIOCore
 /// capped at ``maxFieldBytes``. The parser reports through callbacks that cannot throw, so the first
 /// error is kept and rethrown from `feed`. On any failure `abort()` removes every file of the request.
 ///
-/// Speed: the parser looks at every byte through generic collection code, about 2 µs a byte in a debug
-/// build (a 200 MB upload would take minutes). So once the parser is known to be inside a part's data,
-/// bytes up to the next CR that could begin `CRLF--boundary` skip the parser and go straight to the
-/// part, exactly as the parser would have passed them on. Delimiters, headers and any CR that might
+/// Speed: the parser looks at every byte through generic collection code, far too slow for large
+/// uploads in a debug build. So once the parser is known to be inside a part's data, bytes up to the
+/// next CR that could begin `CRLF--boundary` skip the parser and go straight to the part, exactly as
+/// the parser would have passed them on. Delimiters, headers and any CR that might
 /// start a delimiter still go through the parser, one byte at a time, until it is back in part data.
 final class MultipartStreamHandler {
     static let maxFieldBytes = 8 << 20
@@ -170,8 +170,8 @@ final class MultipartStreamHandler {
         case .field(let name, var value):
             guard value.count + buffer.readableBytes <= Self.maxFieldBytes else {
                 failure = .payloadTooLarge(
-                    "form field \"\(name)\" is larger than \(Self.maxFieldBytes >> 20) MiB; send it as a file part (with a filename)"
-                )
+                    "form field \"\(name)\" is larger than \(Self.maxFieldBytes >> 20) MiB;"
+                        + " send it as a file part (with a filename)")
                 return
             }
             part = .headers  // drop the second reference so the append does not copy

@@ -1,8 +1,9 @@
 import Hummingbird
 
-/// Reads a request body chunk by chunk and applies the server-wide knobs on the way: counts bytes,
-/// enforces `maxBodySize`, fires the `resetFirst` reset, and throttles to `readBytesPerSecond`.
-struct BodyReader {
+/// Reads an incoming request body chunk by chunk and applies the server-wide limits and knobs on the way:
+/// counts bytes, enforces `maxBodySize`, fires the `resetFirst` reset, and throttles to `readBytesPerSecond`.
+/// (FormData's `BodyReader` is the other direction: it produces the bytes of a body to send.)
+struct IncomingBodyReader {
     private var iterator: RequestBody.AsyncIterator
     private let limit: Int64?
     private let resetAfter: Int64?

@@ -1,0 +1,61 @@
+import Hummingbird
+import HummingbirdCore
+import NIOCore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+// Writing the answer and ending the connection: a plain close, a reset, or a lingering close.
+extension RequestHandler {
+    func write(
+        _ answer: Answer, for request: Request, closing: Bool, to writer: consuming ResponseWriter
+    ) async throws {
+        var headers = HTTPFields()
+        headers[.contentType] = answer.contentType
+        headers[.contentLength] = String(answer.body.count)
+        if let retryAfter = answer.retryAfter { headers[.retryAfter] = String(retryAfter) }
+        if closing { headers[.connection] = "close" }
+        let head = HTTPResponse(status: .init(code: answer.status), headerFields: headers)
+        if request.method == .head {
+            try await writer.writeResponse(head)
+        } else {
+            try await writer.write(response: head, body: ResponseBody(byteBuffer: ByteBuffer(bytes: answer.body)))
+        }
+    }
+
+    /// Closes with a TCP reset: SO_LINGER 0 makes close() send RST instead of FIN.
+    static func reset(_ channel: any Channel) async {
+        if let socket = channel as? any SocketOptionProvider {
+            try? await socket.setSoLinger(linger(l_onoff: 1, l_linger: 0)).get()
+        }
+        try? await channel.close()
+    }
+
+    /// Reads and discards what is left of the body for at most `within`, then closes the connection.
+    ///
+    /// Closing right away with unread bytes in the socket would send a reset, and the client could lose
+    /// the answer it has not read yet (the "lingering close" nginx and Apache do).
+    static func drainAndClose(_ channel: any Channel, reader: inout IncomingBodyReader, within: Duration) async {
+        let components = within.components
+        let timeout = channel.eventLoop.scheduleTask(
+            in: .seconds(components.seconds) + .nanoseconds(components.attoseconds / 1_000_000_000)
+        ) {
+            channel.close(promise: nil)
+        }
+        await reader.discardRest()
+        timeout.cancel()
+        try? await channel.close()
+    }
+
+    /// The client's address for the log: `127.0.0.1:54321`, `[::1]:54321`.
+    static func describe(_ address: SocketAddress?) -> String? {
+        guard let address, let ip = address.ipAddress else { return nil }
+        let host = ip.contains(":") ? "[\(ip)]" : ip
+        return address.port.map { "\(host):\($0)" } ?? host
+    }
+}
