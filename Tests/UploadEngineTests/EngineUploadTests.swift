@@ -150,7 +150,8 @@ import Testing
     /// event loop, and arrives whole.
     @Test(.enabled(if: pageCacheTestParent != nil, evictionNeedsADisk))
     func mappedSlicesStayFewAndAFileOnlyOnDiskArrivesWhole() async throws {
-        try await Harness.run(configure: { $0.readBytesPerSecond = 10_000_000 }, filesIn: pageCacheTestParent!) { h in
+        let slowReader: (inout ReceiverConfiguration) -> Void = { $0.readBytesPerSecond = 10_000_000 }
+        try await Harness.run(configure: slowReader, filesIn: pageCacheTestParent!) { h in
             let file = randomFile(h, "大 文件.bin", size: 12_000_001, seed: 21)
             let fd = open(file.path, O_RDONLY)
             fsync(fd)
@@ -292,6 +293,20 @@ import Testing
 }
 
 /// A file of seeded random bytes in the harness's folder.
+/// The guard of the page-cache tests tells tmpfs from a disk, as
+/// /proc/self/mounts lists them.
+@Test func tmpfsIsToldFromADisk() throws {
+    let mounts = FileManager.default.contents(atPath: "/proc/self/mounts") ?? Data()
+    let entries = String(decoding: mounts, as: UTF8.self).split(separator: "\n")
+        .map { $0.split(separator: " ").map(String.init) }.filter { $0.count > 2 }
+    let kinds = ["tmpfs", "ext4", "xfs", "btrfs"]
+    for entry in entries where access(entry[1], R_OK) == 0 && kinds.contains(entry[2]) {
+        #expect(isOnTmpfs(entry[1]) == (entry[2] == "tmpfs"), "\(entry[1]) is \(entry[2])")
+    }
+    #expect(!isOnTmpfs("/nonexistent/path"))
+    if let parent = pageCacheTestParent { #expect(!isOnTmpfs(parent)) }
+}
+
 /// Why the tests that evict a file from the page cache may not run.
 let evictionNeedsADisk: Comment =
     "/tmp, .build and the current directory are all tmpfs, whose pages posix_fadvise cannot evict"
