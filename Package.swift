@@ -76,7 +76,11 @@ let package = Package(
             dependencies: ["TerminalUI", "UploadPlan", "UploadEngine", "FormData"],
             path: "bench/RenderBench"
         ),
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(
+            name: "TestSupport",
+            dependencies: [.product(name: "Crypto", package: "swift-crypto")],
+            path: "Tests/TestSupport"
+        ),
         .testTarget(
             name: "FormDataTests",
             dependencies: [

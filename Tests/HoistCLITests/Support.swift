@@ -73,10 +73,6 @@ func decode(_ text: String) throws -> ReceivedUpload {
     try JSONDecoder().decode(ReceivedUpload.self, from: Data(text.utf8))
 }
 
-func sha256(_ bytes: [UInt8]) -> String {
-    SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
-}
-
 func jsonObject(_ line: String) throws -> [String: Any] {
     try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
 }
@@ -86,5 +82,5 @@ final class LockedHasher: @unchecked Sendable {
     private var state = SHA256()
     private let lock = NSLock()
     func update(_ bytes: [UInt8]) { lock.withLock { state.update(data: bytes) } }
-    var hex: String { lock.withLock { state.finalize().map { String(format: "%02x", $0) }.joined() } }
+    var hex: String { lock.withLock { TestSupport.hex(state.finalize()) } }
 }

@@ -1,11 +1,11 @@
 import Glibc
 
-/// A fresh directory under /tmp, removed when the test is done with it.
+/// A fresh directory under /tmp (or `parent`), removed when the test is done with it.
 public final class TemporaryDirectory: @unchecked Sendable {
     public let path: String
 
-    public init() {
-        var template = Array("/tmp/hoist-tests-XXXXXX".utf8CString)
+    public init(in parent: String = "/tmp") {
+        var template = Array((parent + "/hoist-tests-XXXXXX").utf8CString)
         let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
         precondition(made != nil, "mkdtemp failed: \(errno)")
         path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
@@ -49,6 +49,31 @@ public final class TemporaryDirectory: @unchecked Sendable {
         return full
     }
 }
+
+/// Whether `path` is on tmpfs, whose pages live only in memory: there
+/// `posix_fadvise(POSIX_FADV_DONTNEED)` cannot take a file out of the page cache.
+public func isOnTmpfs(_ path: String) -> Bool {
+    // Glibc's module leaves out <sys/vfs.h>: statfs is looked up, as setfsuid
+    // is below. Its struct starts with the file system type, a C long.
+    typealias StatFS = @convention(c) (UnsafePointer<CChar>, UnsafeMutableRawPointer) -> Int32
+    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "statfs") else { return false }
+    let statfs = unsafeBitCast(symbol, to: StatFS.self)
+    let tmpfsMagic = 0x0102_1994
+    // Room for struct statfs (120 bytes on 64-bit Linux) and then some.
+    let info = UnsafeMutableRawPointer.allocate(byteCount: 256, alignment: 8)
+    defer { info.deallocate() }
+    return statfs(path, info) == 0 && info.load(as: Int.self) == tmpfsMagic
+}
+
+/// A parent for files that tests evict from the page cache: /tmp, unless it
+/// is tmpfs; then the package's .build or the current directory (`swift
+/// test` runs in the package). nil when all of them are tmpfs.
+public let pageCacheTestParent: String? = {
+    var current = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+    let cwd = getcwd(&current, current.count).map { String(cString: $0) }
+    let candidates = ["/tmp"] + (cwd.map { [$0 + "/.build", $0] } ?? [])
+    return candidates.first { access($0, W_OK) == 0 && !isOnTmpfs($0) }
+}()
 
 public func removeTree(_ path: String) {
     guard let dir = opendir(path) else {

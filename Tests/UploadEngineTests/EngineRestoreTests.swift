@@ -39,7 +39,7 @@ import Testing
             let second = try h.engine.restore(request(b), after: first)
             let flagged = try h.engine.restore(request(c), problem: "c.bin changed after it was queued")
             // Nothing starts on its own, and the sizes are known.
-            try await Task.sleep(for: .milliseconds(200))
+            await h.engine.settled()
             #expect(h.receiver.requestCount == 0)
             #expect(h.engine.snapshot(first)?.state == .interrupted(problem: nil))
             #expect(h.engine.snapshot(second)?.progress.totalBytes ?? 0 > 3000)

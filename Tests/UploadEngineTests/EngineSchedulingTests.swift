@@ -122,7 +122,7 @@ import Testing
             h.engine.pause()
             #expect(h.engine.isPaused)
             let ids = try (0..<5).map { try h.engine.add(request(h, "p\($0).jpg")) }
-            try await Task.sleep(for: .milliseconds(300))
+            await h.engine.settled()
             #expect(ids.allSatisfy { h.engine.snapshot($0)?.state == .queued })
             #expect(h.receiver.requestCount == 0)
             h.engine.concurrencyLimit = 3

@@ -123,8 +123,9 @@ import Testing
     /// A small body is read where the task starts only when its files are
     /// in the page cache; a file that would need the disk goes to the thread
     /// pool instead, and both give the same bytes.
-    @Test func smallBodiesAreReadInPlaceOnlyFromThePageCache() async throws {
-        try await Harness.run { h in
+    @Test(.enabled(if: pageCacheTestParent != nil, evictionNeedsADisk))
+    func smallBodiesAreReadInPlaceOnlyFromThePageCache() async throws {
+        try await Harness.run(filesIn: pageCacheTestParent!) { h in
             let photo = randomFile(h, "身份证 正面.jpg", size: 100_000, seed: 12)
             let form = MultipartForm(parts: [.text("id", "7"), .file("front", path: photo.path)])
             let body = try form.makeBody()
@@ -147,8 +148,10 @@ import Testing
     /// them are mapped at once (NIO's write futures alone let a whole file
     /// be mapped ahead). A file not in the page cache is mapped off the
     /// event loop, and arrives whole.
-    @Test func mappedSlicesStayFewAndAFileOnlyOnDiskArrivesWhole() async throws {
-        try await Harness.run(configure: { $0.readBytesPerSecond = 10_000_000 }) { h in
+    @Test(.enabled(if: pageCacheTestParent != nil, evictionNeedsADisk))
+    func mappedSlicesStayFewAndAFileOnlyOnDiskArrivesWhole() async throws {
+        let slowReader: (inout ReceiverConfiguration) -> Void = { $0.readBytesPerSecond = 10_000_000 }
+        try await Harness.run(configure: slowReader, filesIn: pageCacheTestParent!) { h in
             let file = randomFile(h, "大 文件.bin", size: 12_000_001, seed: 21)
             let fd = open(file.path, O_RDONLY)
             fsync(fd)
@@ -290,6 +293,24 @@ import Testing
 }
 
 /// A file of seeded random bytes in the harness's folder.
+/// The guard of the page-cache tests tells tmpfs from a disk, as
+/// /proc/self/mounts lists them.
+@Test func tmpfsIsToldFromADisk() throws {
+    let mounts = FileManager.default.contents(atPath: "/proc/self/mounts") ?? Data()
+    let entries = String(decoding: mounts, as: UTF8.self).split(separator: "\n")
+        .map { $0.split(separator: " ").map(String.init) }.filter { $0.count > 2 }
+    let kinds = ["tmpfs", "ext4", "xfs", "btrfs"]
+    for entry in entries where access(entry[1], R_OK) == 0 && kinds.contains(entry[2]) {
+        #expect(isOnTmpfs(entry[1]) == (entry[2] == "tmpfs"), "\(entry[1]) is \(entry[2])")
+    }
+    #expect(!isOnTmpfs("/nonexistent/path"))
+    if let parent = pageCacheTestParent { #expect(!isOnTmpfs(parent)) }
+}
+
+/// Why the tests that evict a file from the page cache may not run.
+let evictionNeedsADisk: Comment =
+    "/tmp, .build and the current directory are all tmpfs, whose pages posix_fadvise cannot evict"
+
 func randomFile(_ h: Harness, _ name: String, size: Int, seed: UInt64) -> (name: String, path: String, bytes: [UInt8]) {
     var generator = SeededGenerator(state: seed)
     let bytes = randomBytes(size, using: &generator)

@@ -47,13 +47,6 @@ import Testing
         #expect(RetryPolicy.none.delay(afterAttempt: 1, failure: failure, retryAfter: nil, jitter: 0) == nil)
     }
 
-    @Test func retryAfterHeader() {
-        #expect(RetryAfter.parse("3") == .seconds(3))
-        #expect(RetryAfter.parse(" 0 ") == .seconds(0))
-        #expect(RetryAfter.parse("soon") == nil)
-        #expect(RetryAfter.parse("Wed, 21 Oct 2015 07:28:00 GMT") == .milliseconds(0), "a date in the past means now")
-    }
-
     @Test func proxyFromEnvironment() {
         let proxies = ProxySettings.fromEnvironment([
             "http_proxy": "http://user:pw@proxy.local:3128/", "HTTPS_PROXY": "secure.local:8443", "no_proxy": "localhost, .internal,127.0.0.1",
@@ -93,13 +86,18 @@ import Testing
         #expect(UploadProgress(bytesSent: 1, totalBytes: nil).fraction == nil)
     }
 
-    @Test func dedupeIdentityIgnoresTheBoundary() {
+    @Test func dedupeKeyIgnoresTheBoundaryAndTheLabel() {
         let a = UploadRequest(url: "http://x/", body: .multipart(MultipartForm(parts: [.text("a", "1")])))
-        let b = UploadRequest(url: "http://x/", body: .multipart(MultipartForm(parts: [.text("a", "1")])))
+        var b = UploadRequest(url: "http://x/", body: .multipart(MultipartForm(parts: [.text("a", "1")])))
         #expect(a != b, "random boundaries differ")
-        #expect(a.identity == b.identity)
+        #expect(a.dedupeKey == b.dedupeKey)
+        b.label = "shown name"
+        #expect(a.dedupeKey == b.dedupeKey, "the label is for lists only")
         let c = UploadRequest(url: "http://x/", body: .multipart(MultipartForm(parts: [.text("a", "2")])))
-        #expect(a.identity != c.identity)
+        #expect(a.dedupeKey != c.dedupeKey)
+        var d = a
+        d.retry = .none
+        #expect(a.dedupeKey != d.dedupeKey, "other policies make another upload")
     }
 
     @Test func invalidURLs() {

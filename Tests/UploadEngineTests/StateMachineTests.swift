@@ -114,10 +114,14 @@ import Testing
 @Suite struct SchedulerIndexTests {
     @Test func startOrderHoldsAsTasksStartJumpAndLeave() {
         var index = SchedulerIndex()
-        func request(_ n: Int) -> UploadRequest { UploadRequest(url: "http://127.0.0.1/up", body: .bytes([], contentType: "text/plain"), label: "\(n)") }
-        func add(_ n: Int, _ priority: TaskPriority = .normal) { index.added(TaskID(n), priority: priority, sequence: n, identity: request(n)) }
+        func key(_ n: Int) -> DedupeKey {
+            UploadRequest(url: "http://127.0.0.1/up/\(n)", body: .bytes([], contentType: "text/plain")).dedupeKey
+        }
+        func add(_ n: Int, _ priority: TaskPriority = .normal) {
+            index.added(TaskID(n), priority: priority, sequence: n, dedupeKey: key(n))
+        }
         func move(_ n: Int, _ priority: TaskPriority = .normal, from old: TaskState, to new: TaskState) {
-            index.moved(TaskID(n), from: old, to: new, priority: priority, sequence: n, identity: request(n))
+            index.moved(TaskID(n), from: old, to: new, priority: priority, sequence: n, dedupeKey: key(n))
         }
         for n in 1...100 { add(n) }
         for n in 1...60 {

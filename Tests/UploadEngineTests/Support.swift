@@ -1,4 +1,3 @@
-import Crypto
 import Dispatch
 import FormData
 import Foundation
@@ -45,6 +44,7 @@ struct Harness {
         fileSending: FileSending = .automatic,
         insecure: Bool = false,
         configure: (inout ReceiverConfiguration) -> Void = { _ in },
+        filesIn filesParent: String = "/tmp",
         _ body: (Harness) async throws -> T
     ) async throws -> T {
         let saved = TemporaryDirectory()
@@ -53,8 +53,12 @@ struct Harness {
         let receiver = Receiver(configuration: configuration)
         try await receiver.start()
         let events = EventLog()
-        let engine = UploadEngine(configuration: .init(concurrency: concurrency, insecure: insecure, environment: [:], fileSending: fileSending), monitors: [events])
-        let harness = Harness(receiver: receiver, engine: engine, events: events, files: TemporaryDirectory(), saved: saved)
+        let engine = UploadEngine(
+            configuration: .init(
+                concurrency: concurrency, insecure: insecure, environment: [:], fileSending: fileSending),
+            monitors: [events])
+        let files = TemporaryDirectory(in: filesParent)
+        let harness = Harness(receiver: receiver, engine: engine, events: events, files: files, saved: saved)
         do {
             let result = try await body(harness)
             await engine.shutdown()
@@ -74,10 +78,6 @@ struct Harness {
 
 /// Quick retries so tests do not sleep.
 let fastRetry = RetryPolicy(maxRetries: 3, baseDelay: .milliseconds(10), maxDelay: .milliseconds(50))
-
-func sha256(_ bytes: [UInt8]) -> String {
-    SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
-}
 
 func received(_ snapshot: TaskSnapshot) throws -> ReceivedUpload {
     let response = try #require(snapshot.response, "no response: \(snapshot.state)")

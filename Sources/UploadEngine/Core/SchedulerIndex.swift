@@ -1,7 +1,6 @@
 /// The scheduler's indexes over the tasks: the queue in start order, counts
-/// of running and unfinished tasks, active uploads by identity (dedupe) and
-/// each task's dependents. The engine updates it on every state change, so
-/// no event has to scan all tasks.
+/// of running and unfinished tasks, and active uploads by dedupe key. The
+/// engine updates it on every state change, so no event has to scan all tasks.
 struct SchedulerIndex {
     struct QueueKey: Comparable {
         var priority: TaskPriority
@@ -21,11 +20,9 @@ struct SchedulerIndex {
     private var head = 0
     private(set) var running = 0
     private(set) var unfinished = 0
-    /// Unfinished tasks by request identity. Interrupted tasks are left out:
+    /// Unfinished tasks by dedupe key. Interrupted tasks are left out:
     /// staging the same file again must make a new upload, not find the old one.
-    var active: [UploadRequest: TaskID] = [:]
-    /// Tasks waiting on each task.
-    var dependents: [TaskID: [TaskID]] = [:]
+    var active: [DedupeKey: TaskID] = [:]
 
     var nextQueued: TaskID? { head < queue.count ? queue[head].id : nil }
     var queuedCount: Int { queue.count - head }
@@ -36,10 +33,12 @@ struct SchedulerIndex {
         active.reserveCapacity(active.count + extra)
     }
 
-    mutating func added(_ id: TaskID, state: TaskState = .queued, priority: TaskPriority, sequence: Int, identity: UploadRequest) {
+    mutating func added(
+        _ id: TaskID, state: TaskState = .queued, priority: TaskPriority, sequence: Int, dedupeKey: DedupeKey
+    ) {
         unfinished += 1
         guard state == .queued else { return }
-        active[identity] = id
+        active[dedupeKey] = id
         insert(QueueKey(priority: priority, sequence: sequence, id: id))
     }
 
@@ -49,7 +48,10 @@ struct SchedulerIndex {
         return !state.isFinished
     }
 
-    mutating func moved(_ id: TaskID, from old: TaskState, to new: TaskState, priority: TaskPriority, sequence: Int, identity: UploadRequest) {
+    mutating func moved(
+        _ id: TaskID, from old: TaskState, to new: TaskState, priority: TaskPriority, sequence: Int,
+        dedupeKey: DedupeKey
+    ) {
         let key = QueueKey(priority: priority, sequence: sequence, id: id)
         if old == .queued, new != .queued { remove(key) }
         if new == .queued, old != .queued { insert(key) }
@@ -57,8 +59,8 @@ struct SchedulerIndex {
         if new.isRunning { running += 1 }
         if !old.isFinished, new.isFinished { unfinished -= 1 }
         if old.isFinished, !new.isFinished { unfinished += 1 }
-        if Self.isActive(old), !Self.isActive(new), active[identity] == id { active[identity] = nil }
-        if !Self.isActive(old), Self.isActive(new), active[identity] == nil { active[identity] = id }
+        if Self.isActive(old), !Self.isActive(new), active[dedupeKey] == id { active[dedupeKey] = nil }
+        if !Self.isActive(old), Self.isActive(new), active[dedupeKey] == nil { active[dedupeKey] = id }
     }
 
     private mutating func insert(_ key: QueueKey) {

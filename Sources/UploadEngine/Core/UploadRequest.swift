@@ -51,14 +51,6 @@ public struct UploadRequest: Sendable, Hashable, Codable {
             case .base64JSON(let body): return try body.makeBody()
             }
         }
-
-        /// The body with per-send randomness (the multipart boundary) removed,
-        /// so two requests for the same upload compare equal.
-        var identity: Body {
-            guard case .multipart(var form) = self else { return self }
-            form.boundary = try! Boundary("dedupe")
-            return .multipart(form)
-        }
     }
 
     public var url: String
@@ -93,14 +85,6 @@ public struct UploadRequest: Sendable, Hashable, Codable {
     }
 
     public var displayName: String { label ?? body.summary }
-
-    /// Two requests with the same identity are the same upload (see dedupe).
-    var identity: UploadRequest {
-        var copy = self
-        copy.body = body.identity
-        copy.label = nil
-        return copy
-    }
 }
 
 /// Timeouts of one request. `nil` means none.

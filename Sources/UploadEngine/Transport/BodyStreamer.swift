@@ -41,8 +41,10 @@ final class BodyStreamer: Sendable {
     }
 
     private struct OpenFile {
-        /// Our descriptor: checked against the snapshot, and mapped.
-        var check: Int32
+        /// Our own descriptor of the file: the file is checked against its
+        /// snapshot through it (while sending and at the end), it is mapped,
+        /// and sendfile gets a duplicate of it.
+        var descriptor: Int32
         var region: FormData.FileRegion
         /// Only when the file cannot be mapped.
         var sendfile: NIOFileHandle?
@@ -123,21 +125,24 @@ final class BodyStreamer: Sendable {
         try await writeThroughReader(pending, to: writer)
     }
 
-    private func writeFileRegion(_ region: FormData.FileRegion, to writer: HTTPClient.Body.StreamWriter, on eventLoop: any EventLoop) async throws {
-        let check = try region.open()
+    private func writeFileRegion(
+        _ region: FormData.FileRegion, to writer: HTTPClient.Body.StreamWriter, on eventLoop: any EventLoop
+    ) async throws {
+        let descriptor = try region.open()
         let index = state.withLockedValue { state -> Int? in
             guard !state.finished else { return nil }
-            state.files.append(OpenFile(check: check, region: region))
+            state.files.append(OpenFile(descriptor: descriptor, region: region))
             return state.files.count - 1
         }
         guard let index else {
-            close(check)
+            close(descriptor)
             throw CancellationError()
         }
-        let lease = files == .mapped ? LeasedFile.take(check).flatMap(startLease) : nil
+        let lease = files == .mapped ? LeasedFile.take(descriptor).flatMap(startLease) : nil
         defer { if lease != nil { endLease() } }
         try await SlicePump.send(
-            region, check: check, lease: lease, sendfileHandle: { try self.sendfileHandle(index) }, to: writer, on: eventLoop
+            region, descriptor: descriptor, lease: lease, sendfileHandle: { try self.sendfileHandle(index) },
+            to: writer, on: eventLoop
         ).get()
     }
 
@@ -170,7 +175,7 @@ final class BodyStreamer: Sendable {
         state.withLockedValue { state in
             guard !state.finished, let file = state.files.last else { return nil }
             do throws(FormDataError) {
-                try file.region.verify(descriptor: file.check)
+                try file.region.verify(descriptor: file.descriptor)
             } catch {
                 return error
             }
@@ -191,7 +196,7 @@ final class BodyStreamer: Sendable {
             guard !state.finished else { throw CancellationError() }
             if let handle = state.files[index].sendfile { return handle }
             let file = state.files[index]
-            let duplicate = dup(file.check)
+            let duplicate = dup(file.descriptor)
             guard duplicate >= 0 else {
                 throw FormDataError.readFailed(field: file.region.field, path: file.region.path, reason: "cannot duplicate the descriptor")
             }
@@ -233,11 +238,11 @@ final class BodyStreamer: Sendable {
         var change: FormDataError?
         for file in files {
             do throws(FormDataError) {
-                try file.region.verify(descriptor: file.check)
+                try file.region.verify(descriptor: file.descriptor)
             } catch {
                 change = change ?? error
             }
-            close(file.check)
+            close(file.descriptor)
             try? file.sendfile?.close()
         }
         return change

@@ -89,8 +89,8 @@ final class HTTPTransport: Sendable {
     }
 
     /// What a URL and method come to, worked out once for a batch of uploads
-    /// to one place rather than once per request (parsing the URL twice,
-    /// the proxy and loopback checks were 3% of a small upload's CPU).
+    /// to one place rather than once per request: parsing the URL, the proxy
+    /// and loopback checks are a real share of a small upload's CPU.
     private struct Destination: Sendable {
         var proxy: ProxySettings.Server?
         var files: FileSending.Method
@@ -238,7 +238,7 @@ final class HTTPTransport: Sendable {
                 outcome.result = .failure(.input(changed))
             case (.success(let collected), nil):
                 let response = UploadResponse(collected: collected, elapsed: elapsed)
-                outcome.retryAfter = response.header("Retry-After").flatMap(RetryAfter.parse)
+                outcome.retryAfter = response.header("Retry-After").flatMap { RetryAfter.parse($0) }
                 outcome.result = .success(response)
             case (.failure(let error), nil):
                 outcome.result = .failure(UploadFailure(transportError: error, timeouts: request.timeouts))
@@ -263,7 +263,7 @@ final class HTTPTransport: Sendable {
             )
             configuration.httpVersion = .automatic
             // No spans: by default each request opens one on the global no-op
-            // tracer and sets its attributes, about 3% of a small upload's CPU.
+            // tracer and sets its attributes, which a small upload feels.
             configuration.tracing.tracer = nil
             configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 64)
             // Fail fast on a refused connection; the task's retry policy decides what happens next.
@@ -280,100 +280,5 @@ final class HTTPTransport: Sendable {
             return Array(clients?.values ?? [:].values)
         }
         for client in all { try? await client.shutdown() }
-    }
-}
-
-extension TimeAmount {
-    init(_ duration: Duration) {
-        let (seconds, attoseconds) = duration.components
-        self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
-    }
-}
-
-/// `Retry-After`: delay-seconds or an HTTP date.
-enum RetryAfter {
-    static func parse(_ value: String) -> Duration? {
-        let trimmed = value.trimmingCharacters(in: .whitespaces)
-        if let seconds = Int(trimmed), seconds >= 0 { return .seconds(seconds) }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        guard let date = formatter.date(from: trimmed) else { return nil }
-        return .milliseconds(max(0, Int(date.timeIntervalSinceNow * 1000)))
-    }
-}
-
-extension UploadResponse {
-    init(collected: ResponseCollector.CollectedResponse, elapsed: Duration) {
-        self.init(
-            status: collected.status,
-            headers: collected.headers,
-            elapsed: elapsed,
-            body: collected.body,
-            bodyBytesReceived: collected.bodyBytesReceived,
-            content: ResponseContentDecoder.decode(collected.body, contentType: collected.headers.first { $0.name.lowercased() == "content-type" }?.value, truncated: collected.bodyBytesReceived > Int64(collected.body.count)),
-            version: collected.version
-        )
-    }
-}
-
-extension UploadFailure {
-    /// Maps AsyncHTTPClient and NIO errors to messages a user can act on.
-    init(transportError error: any Error, timeouts: Timeouts) {
-        switch error {
-        case is IdleTimeout:
-            self = .idleTimeout(timeouts.idle)
-        case let error as FormDataError:
-            self = .input(error)
-        case let error as HTTPClientError:
-            switch error {
-            case .connectTimeout: self = .connectTimeout(timeouts.connect)
-            case .deadlineExceeded: self = .totalTimeout(timeouts.total ?? .zero)
-            case .readTimeout, .writeTimeout: self = .idleTimeout(timeouts.idle)
-            case .cancelled: self = .cancelled(reason: "cancelled by the user")
-            case .remoteConnectionClosed: self = .connectionLost("the server closed the connection")
-            default: self = .other("\(error)")
-            }
-        case let error as NIOConnectionError:
-            let cause = error.connectionErrors.last.map { "\($0.error)" } ?? error.dnsAAAAError.map { "\($0)" } ?? "\(error)"
-            self = .connectionFailed("\(error.host):\(error.port): \(Self.describe(cause))")
-        case let error as IOError:
-            switch error.errnoCode {
-            case ECONNREFUSED: self = .connectionFailed("connection refused")
-            case ECONNRESET, EPIPE: self = .connectionLost("connection reset by the server")
-            default: self = .connectionLost(error.description)
-            }
-        case let error as ChannelError:
-            switch error {
-            case .connectTimeout: self = .connectTimeout(timeouts.connect)
-            case .ioOnClosedChannel, .outputClosed, .eof, .alreadyClosed: self = .connectionLost("the connection was closed")
-            default: self = .other("\(error)")
-            }
-        case let error as NIOSSLError:
-            let text = "\(error)"
-            if text.contains("WRONG_VERSION_NUMBER") {
-                self = .tls("the server does not speak TLS on this port (is the URL http://?)")
-            } else if text.contains("CERTIFICATE_VERIFY_FAILED") || text.contains("certificate") {
-                self = .tls("the server's certificate is not trusted; use --insecure only for a server you trust")
-            } else {
-                self = .tls(text)
-            }
-        case is CancellationError:
-            self = .cancelled(reason: "cancelled by the user")
-        default:
-            let text = "\(error)"
-            if text.contains("connection reset") || text.contains("ECONNRESET") {
-                self = .connectionLost(text)
-            } else if text.contains("refused") {
-                self = .connectionFailed(text)
-            } else {
-                self = .other(text)
-            }
-        }
-    }
-
-    private static func describe(_ text: String) -> String {
-        text.contains("refused") || text.contains("111") ? "connection refused" : text
     }
 }

@@ -9,9 +9,9 @@ import NIOConcurrencyHelpers
 /// socket, when NIO writes the buffer.
 ///
 /// Why not sendfile: on loopback the socket then holds references to
-/// page-cache pages, and the receiver on this same machine spent 0.8 s of CPU
-/// per GiB copying out of them, against 0.5 s when the sender wrote the bytes
-/// (`bench/send.sh`'s sink, where it was the bottleneck).
+/// page-cache pages, and the receiver on this same machine spends more CPU
+/// copying out of them than out of bytes the sender wrote (see
+/// bench/README.md; with `bench/send.sh`'s sink, that copy is the bottleneck).
 ///
 /// Why the lease: a write from a mapping of a file cut short fails with
 /// EFAULT, on which NIO stops the process. While the lease is held, anyone

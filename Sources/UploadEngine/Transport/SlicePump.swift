@@ -5,15 +5,14 @@ import NIOPosix
 
 /// Sends one file region as slices, driven from the request's event loop:
 /// each finished write queues the next slice on the spot. Driven from a
-/// task, each slice cost two thread wake-ups and a hop back to the loop
-/// (for 1 GiB: 3,713 context switches then, 1,294 now).
+/// task, each slice would cost two thread wake-ups and a hop back to the loop.
 ///
 /// A mapped slice whose pages are not all in the page cache is mapped on
 /// NIO's thread pool (`MAP_POPULATE` would wait for the disk on the event
 /// loop); slices still leave in order, as the next waits for it.
 final class SlicePump: @unchecked Sendable {
-    /// Measured on 1 GiB to a local server: 1 MiB slices cost about 0.05 s
-    /// more CPU (mapping and unmapping); 4 MiB saved nothing more.
+    /// Smaller slices cost more mapping and unmapping; larger ones save
+    /// nothing more and hold more memory (bench/README.md).
     static let sliceSize = 2 << 20
     /// Slices with NIO (and, mapped, in memory) at once. One is enough: a
     /// slice is freed once the kernel has copied it into the socket, whose
@@ -31,21 +30,27 @@ final class SlicePump: @unchecked Sendable {
     private var filling = false
 
     private let region: FormData.FileRegion
-    private let check: Int32
+    /// Our own descriptor of the file: each slice first checks the file
+    /// against its snapshot through it, so a file cut short fails the upload.
+    private let descriptor: Int32
     private let lease: LeasedFile?
     private let sendfileHandle: () throws -> NIOFileHandle
     private let writer: HTTPClient.Body.StreamWriter
     private let eventLoop: any EventLoop
     private let done: EventLoopPromise<Void>
 
-    /// Sends `region`, read through `check`: mapped under `lease` when there
-    /// is one, else by sendfile through `sendfileHandle`. The future ends
-    /// when NIO has written the last slice, or at the first failure.
+    /// Sends `region`, checked through `descriptor` before each slice:
+    /// mapped under `lease` when there is one, else by sendfile through
+    /// `sendfileHandle`. The future ends when NIO has written the last
+    /// slice, or at the first failure.
     static func send(
-        _ region: FormData.FileRegion, check: Int32, lease: LeasedFile?, sendfileHandle: @escaping () throws -> NIOFileHandle,
+        _ region: FormData.FileRegion, descriptor: Int32, lease: LeasedFile?,
+        sendfileHandle: @escaping () throws -> NIOFileHandle,
         to writer: HTTPClient.Body.StreamWriter, on eventLoop: any EventLoop
     ) -> EventLoopFuture<Void> {
-        let pump = SlicePump(region: region, check: check, lease: lease, sendfileHandle: sendfileHandle, writer: writer, on: eventLoop)
+        let pump = SlicePump(
+            region: region, descriptor: descriptor, lease: lease, sendfileHandle: sendfileHandle, writer: writer,
+            on: eventLoop)
         // NIO's write futures do not bound the mapped slices: while the
         // connection is writable they succeed before the bytes leave, and
         // the connection may be on another loop. Freed mappings do.
@@ -55,12 +60,13 @@ final class SlicePump: @unchecked Sendable {
     }
 
     private init(
-        region: FormData.FileRegion, check: Int32, lease: LeasedFile?, sendfileHandle: @escaping () throws -> NIOFileHandle,
+        region: FormData.FileRegion, descriptor: Int32, lease: LeasedFile?,
+        sendfileHandle: @escaping () throws -> NIOFileHandle,
         writer: HTTPClient.Body.StreamWriter, on eventLoop: any EventLoop
     ) {
         self.offset = region.offset
         self.region = region
-        self.check = check
+        self.descriptor = descriptor
         self.lease = lease
         self.sendfileHandle = sendfileHandle
         self.writer = writer
@@ -85,7 +91,7 @@ final class SlicePump: @unchecked Sendable {
                 }
                 // Before each slice: sendfile past the end of a shortened
                 // file would stall, not fail.
-                try region.verify(descriptor: check)
+                try region.verify(descriptor: descriptor)
                 let start = offset
                 let length = Int(min(Int64(Self.sliceSize), end - start))
                 offset += Int64(length)

@@ -66,7 +66,7 @@ import Testing
             #expect(
                 upload.files == [
                     .init(
-                        name: "", filename: "report.bin", contentType: nil, size: 70_000, sha256: sha256Hex(bytes),
+                        name: "", filename: "report.bin", contentType: nil, size: 70_000, sha256: sha256(bytes),
                         savedAs: "report.bin")
                 ])
             #expect(fileBytes(server.saved("report.bin")) == bytes)
@@ -83,7 +83,7 @@ import Testing
             let file = try #require(try named.upload().files.first)
             #expect(file.filename == "raw")
             #expect(file.contentType == "application/octet-stream")
-            #expect(file.sha256 == sha256Hex(bytes))
+            #expect(file.sha256 == sha256(bytes))
 
             let unnamed = try await Curl.run([
                 "--data-binary", "@\(path)", "-H", "Content-Type: image/jpeg", server.url + "/",
@@ -104,7 +104,7 @@ import Testing
             let file = try #require(try raw.upload().files.first)
             #expect(file.filename == "cat.jpg")
             #expect(file.contentType == "image/jpeg")
-            #expect(file.sha256 == sha256Hex(bytes))
+            #expect(file.sha256 == sha256(bytes))
             #expect(try raw.upload().bodyBytes == 200_000)
 
             let form = try await Curl.run(chunked + ["--data-urlencode", "q=a b", server.url + "/"])

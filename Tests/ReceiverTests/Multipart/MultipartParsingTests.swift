@@ -63,7 +63,7 @@ import Testing
         #expect(handler.files.first?.filename == "a;b.bin")
         #expect(handler.files.first?.contentType == "application/octet-stream")
         #expect(handler.files.first?.size == Int64(fileData.count))
-        #expect(handler.files.first?.sha256 == sha256Hex(fileData))
+        #expect(handler.files.first?.sha256 == sha256(fileData))
         #expect(fileBytes(directory.path + "/a;b.bin") == fileData)
     }
 

@@ -29,7 +29,7 @@ import Testing
             #expect(frontFile.filename == "身份证 正面.jpg")
             #expect(frontFile.contentType == "image/jpeg")
             #expect(frontFile.size == 150_000)
-            #expect(frontFile.sha256 == sha256Hex(frontBytes))
+            #expect(frontFile.sha256 == sha256(frontBytes))
             #expect(frontFile.savedAs == "身份证 正面.jpg")
             #expect(fileBytes(server.saved(frontFile.savedAs)) == frontBytes)
 
@@ -37,7 +37,7 @@ import Testing
             #expect(backFile.filename == "back.png")
             #expect(backFile.contentType == "image/png")
             #expect(backFile.size == 3_000)
-            #expect(backFile.sha256 == sha256Hex(backBytes))
+            #expect(backFile.sha256 == sha256(backBytes))
             #expect(fileBytes(server.saved(backFile.savedAs)) == backBytes)
 
             #expect(server.savedFiles == ["back.png", "身份证 正面.jpg"])
@@ -95,9 +95,9 @@ import Testing
             let saved = uploads.compactMap(\.files.first)
             #expect(Set(saved.map(\.savedAs)) == Set(["photo.jpg"] + (1..<count).map { "photo-\($0).jpg" }))
             for file in saved {
-                #expect(sha256Hex(ofFile: server.saved(file.savedAs)) == file.sha256)
+                #expect(sha256(ofFile: server.saved(file.savedAs)) == file.sha256)
             }
-            #expect(Set(saved.map(\.sha256)) == Set(contents.map { sha256Hex($0) }))
+            #expect(Set(saved.map(\.sha256)) == Set(contents.map { sha256($0) }))
         }
     }
 
@@ -129,7 +129,7 @@ import Testing
             #expect(result.status == 200)
             let upload = try result.upload()
             #expect(upload.fields == [.init(name: "k", value: "v")])
-            #expect(upload.file("doc")?.sha256 == sha256Hex(bytes))
+            #expect(upload.file("doc")?.sha256 == sha256(bytes))
             #expect(upload.file("doc")?.size == 300_000)
         }
     }
@@ -166,14 +166,14 @@ import Testing
 
     @Test func a200MBFileIsStreamedToDisk() async throws {
         let path = writeLargeFile(files.sub("big.bin"), mebibytes: 200)
-        let expected = try #require(sha256Hex(ofFile: path))
+        let expected = try #require(sha256(ofFile: path))
         try await withReceiver { server in
             let result = try await Curl.run(["-F", "note=big", "-F", "big=@\(path)", server.url + "/upload"])
             #expect(result.status == 200)
             let file = try #require(try result.upload().file("big"))
             #expect(file.size == 200 << 20)
             #expect(file.sha256 == expected)
-            #expect(sha256Hex(ofFile: server.saved(file.savedAs)) == expected)
+            #expect(sha256(ofFile: server.saved(file.savedAs)) == expected)
         }
     }
 }

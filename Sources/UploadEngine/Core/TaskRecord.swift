@@ -1,0 +1,28 @@
+import Dispatch
+import FormData
+
+/// One task's state in the engine, touched only on the engine's queue. A
+/// class, so the engine reads and changes a task in place instead of
+/// copying the whole record (request, snapshot, body) out of the dictionary
+/// and back on every event.
+final class TaskRecord {
+    var snapshot: TaskSnapshot
+    var machine = UploadTaskStateMachine()
+    /// The running or last attempt's state machine; nil before the first start.
+    var attemptMachine: UploadAttemptStateMachine?
+    var sequence: Int
+    var dedupeKey: DedupeKey
+    var attempt: HTTPTransport.Attempt?
+    var retryTimer: DispatchWorkItem?
+    var meter = ProgressMeter()
+    /// The body encoded by `add`, for the first attempt; the transport
+    /// uses it only while every file still matches its snapshot.
+    var prepared: RequestBody?
+
+    init(snapshot: TaskSnapshot, sequence: Int, dedupeKey: DedupeKey, prepared: RequestBody?) {
+        self.snapshot = snapshot
+        self.sequence = sequence
+        self.dedupeKey = dedupeKey
+        self.prepared = prepared
+    }
+}

@@ -1,0 +1,29 @@
+import Foundation
+
+extension UploadEngine {
+    public struct Configuration: Sendable {
+        public var concurrency: Int
+        /// Turns TLS certificate verification off.
+        public var insecure: Bool
+        /// Response bytes kept in memory per task; the rest is counted only.
+        public var responseBodyCap: Int
+        /// Where proxy settings come from (`http_proxy`, `https_proxy`, `no_proxy`).
+        public var environment: [String: String]
+        /// How file parts reach a plaintext HTTP/1.1 socket.
+        public var fileSending: FileSending
+
+        public init(
+            concurrency: Int = 4,
+            insecure: Bool = false,
+            responseBodyCap: Int = 8 << 20,
+            environment: [String: String] = ProcessInfo.processInfo.environment,
+            fileSending: FileSending = .automatic
+        ) {
+            self.fileSending = fileSending
+            self.concurrency = concurrency
+            self.insecure = insecure
+            self.responseBodyCap = responseBodyCap
+            self.environment = environment
+        }
+    }
+}

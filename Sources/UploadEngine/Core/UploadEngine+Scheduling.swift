@@ -1,0 +1,107 @@
+import Dispatch
+
+/// Scheduling, on `queue`: moving tasks through their state machines,
+/// starting queued ones while slots are free, cancelling, dependencies, and
+/// handing events to the monitors.
+extension UploadEngine {
+    /// Applies an event to a task's state machine and keeps the indexes in step.
+    @discardableResult
+    func transition(_ id: TaskID, _ event: UploadTaskStateMachine.Event) -> UploadTaskStateMachine.Action? {
+        guard let record = records[id] else { return nil }
+        let old = record.snapshot.state
+        guard let action = record.machine.handle(event) else { return nil }
+        let new = record.machine.state
+        record.snapshot.state = new
+        index.moved(
+            id, from: old, to: new, priority: record.snapshot.priority, sequence: record.sequence,
+            dedupeKey: record.dedupeKey)
+        if case .waitingForDependency = old, new != old {
+            _ = dependencies.handle(.stoppedWaiting(id))
+        }
+        return action
+    }
+
+    func pump() {
+        guard !paused else { return }
+        while index.running < concurrency, let id = index.nextQueued {
+            start(id)
+        }
+    }
+
+    func cancelOnQueue(_ id: TaskID, reason: String) {
+        guard let action = transition(id, .cancel(reason: reason)), let record = records[id] else { return }
+        record.retryTimer?.cancel()
+        record.retryTimer = nil
+        if action == .stopAttemptAndFinish { record.attempt?.cancel() }
+        record.attempt = nil
+        finished(id)
+        pump()
+    }
+
+    /// Makes a task that was just queued wait for its dependency, or
+    /// cancels it when the dependency has failed or is gone.
+    func applyDependency(_ dependency: TaskID, to id: TaskID) {
+        let state = records[dependency]?.snapshot.state
+        tell(dependencies.handle(.queued(id, after: dependency, dependencyState: state)))
+    }
+
+    /// Hands the dependency machine's event to each task it names.
+    private func tell(_ action: TaskDependencyStateMachine.Action) {
+        guard case .tell(let ids, let event) = action else { return }
+        for id in ids {
+            guard let action = transition(id, event) else { continue }
+            if action == .finish { finished(id) } else { emit(.stateChanged(records[id]!.snapshot)) }
+        }
+    }
+
+    func finished(_ id: TaskID) {
+        guard let record = records[id] else { return }
+        record.snapshot.finishedAt = .now
+        emit(.finished(record.snapshot))
+        deliverOutbox()
+        for waiter in waiters.removeValue(forKey: id) ?? [] { waiter.resume(returning: record.snapshot) }
+        // Release or cancel the tasks that wait on this one.
+        tell(dependencies.handle(.finished(id, state: record.snapshot.state)))
+        if index.unfinished == 0 {
+            let waiting = idleWaiters
+            idleWaiters = []
+            deliverOutbox()
+            for waiter in waiting { waiter.resume() }
+        }
+    }
+
+    func queueStatus() -> QueueStatus {
+        QueueStatus(
+            isPaused: paused,
+            concurrency: concurrency,
+            running: index.running,
+            queued: index.queuedCount
+        )
+    }
+
+    func emitQueueStatus() {
+        emit(.queueChanged(queueStatus()))
+    }
+
+    /// Queues an event for the monitors. Events raised during one turn of
+    /// the engine queue go out together, one wake-up per monitor rather than
+    /// one per event (a small upload raises about eight).
+    func emit(_ event: UploadEvent) {
+        guard !monitors.isEmpty else { return }
+        outbox.append(event)
+        if outbox.count == 1 { queue.async { self.deliverOutbox() } }
+    }
+
+    /// Hands the queued events to the monitors, in order. Called before any
+    /// waiter is resumed, so a caller that wakes up sees every event so far.
+    func deliverOutbox() {
+        guard !outbox.isEmpty else { return }
+        let batch = outbox
+        outbox = []
+        for monitor in monitors {
+            let events = batch.allSatisfy(monitor.wants) ? batch : batch.filter(monitor.wants)
+            guard !events.isEmpty else { continue }
+            monitor.queue.async { for event in events { monitor.handle(event) } }
+        }
+    }
+}

@@ -1,0 +1,68 @@
+import AsyncHTTPClient
+import FormData
+import Glibc
+import NIOCore
+import NIOPosix
+import NIOSSL
+
+extension UploadFailure {
+    /// Maps AsyncHTTPClient and NIO errors to messages a user can act on.
+    init(transportError error: any Error, timeouts: Timeouts) {
+        switch error {
+        case is IdleTimeout:
+            self = .idleTimeout(timeouts.idle)
+        case let error as FormDataError:
+            self = .input(error)
+        case let error as HTTPClientError:
+            switch error {
+            case .connectTimeout: self = .connectTimeout(timeouts.connect)
+            case .deadlineExceeded: self = .totalTimeout(timeouts.total ?? .zero)
+            case .readTimeout, .writeTimeout: self = .idleTimeout(timeouts.idle)
+            case .cancelled: self = .cancelled(reason: "cancelled by the user")
+            case .remoteConnectionClosed: self = .connectionLost("the server closed the connection")
+            default: self = .other("\(error)")
+            }
+        case let error as NIOConnectionError:
+            let cause =
+                error.connectionErrors.last.map { "\($0.error)" } ?? error.dnsAAAAError.map { "\($0)" } ?? "\(error)"
+            self = .connectionFailed("\(error.host):\(error.port): \(Self.describe(cause))")
+        case let error as IOError:
+            switch error.errnoCode {
+            case ECONNREFUSED: self = .connectionFailed("connection refused")
+            case ECONNRESET, EPIPE: self = .connectionLost("connection reset by the server")
+            default: self = .connectionLost(error.description)
+            }
+        case let error as ChannelError:
+            switch error {
+            case .connectTimeout: self = .connectTimeout(timeouts.connect)
+            case .ioOnClosedChannel, .outputClosed, .eof, .alreadyClosed:
+                self = .connectionLost("the connection was closed")
+            default: self = .other("\(error)")
+            }
+        case let error as NIOSSLError:
+            let text = "\(error)"
+            if text.contains("WRONG_VERSION_NUMBER") {
+                self = .tls("the server does not speak TLS on this port (is the URL http://?)")
+            } else if text.contains("CERTIFICATE_VERIFY_FAILED") || text.contains("certificate") {
+                self = .tls("the server's certificate is not trusted; use --insecure only for a server you trust")
+            } else {
+                self = .tls(text)
+            }
+        case is CancellationError:
+            self = .cancelled(reason: "cancelled by the user")
+        default:
+            let text = "\(error)"
+            if text.contains("connection reset") || text.contains("ECONNRESET") {
+                self = .connectionLost(text)
+            } else if text.contains("refused") {
+                self = .connectionFailed(text)
+            } else {
+                self = .other(text)
+            }
+        }
+    }
+
+    private static func describe(_ text: String) -> String {
+        text.contains("refused") || text.contains("111") ? "connection refused" : text
+    }
+}
