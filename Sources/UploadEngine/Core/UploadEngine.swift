@@ -17,7 +17,7 @@ public final class UploadEngine: @unchecked Sendable {
     /// Indexes kept in step with the tasks' states by `transition`, so no
     /// event scans every task (1,000 tasks must cost what 10 do).
     var index = SchedulerIndex()
-    /// Who waits for whom, kept in step by `transition` and `finished`.
+    /// Who waits for whom, told by `applyDependency`, `transition` and `finished`.
     var dependencies = TaskDependencyStateMachine()
     var nextID = 1
     var concurrency: Int
