@@ -16,6 +16,11 @@ struct JournalDocument: Codable, Sendable {
     var workspace: JournalWorkspace?
 
     var isEmpty: Bool { tasks.isEmpty && (workspace?.isEmpty ?? true) }
+
+    /// Named: `JournalRecorder.document` writes these keys itself.
+    enum CodingKeys: String, CodingKey {
+        case version, command, pid, tasks, workspace
+    }
 }
 
 /// One unfinished task: its request, its place in a chain, and what its
@@ -29,11 +34,6 @@ struct JournalTask: Codable, Sendable, Equatable {
     var files: [JournalFile]
     /// Why it cannot simply be resumed, carried over from an earlier adoption.
     var problem: String?
-
-    /// Named: `JournalRecorder.encode` writes these keys itself.
-    enum CodingKeys: String, CodingKey {
-        case id, after, priority, request, files, problem
-    }
 
     init(_ task: TaskSnapshot, files: [JournalFile], problem: String? = nil) {
         id = task.id.rawValue
@@ -55,11 +55,6 @@ struct JournalFile: Codable, Sendable, Equatable {
         guard let snapshot = FileSnapshot(path: path) else { return nil }
         self.path = path
         self.snapshot = snapshot
-    }
-
-    /// As Codable encodes it (see `FileSnapshot.encodedJSON`).
-    var encodedJSON: JSONValue {
-        .object([.init("path", .string(path)), .init("snapshot", snapshot.encodedJSON)])
     }
 
     /// Why the file is not what was queued: gone, replaced, resized or
@@ -101,7 +96,9 @@ struct JournalWorkspace: Codable, Sendable, Equatable {
     init(target: Target, entries: [FormEntry], files: [StagedFile]) {
         self.target = target
         self.entries = entries
-        self.files = files.map { File(path: $0.path, field: $0.fieldName, filename: $0.filename, contentType: $0.contentType) }
+        self.files = files.map {
+            File(path: $0.path, field: $0.fieldName, filename: $0.filename, contentType: $0.contentType)
+        }
     }
 }
 
