@@ -6,6 +6,8 @@
 # they call. The receiver is `hoist receive` from the first binary, outside
 # valgrind.
 #
+# The profiles stay in bench/out/callgrind.BINNAME.out for callgrind_annotate.
+#
 # Usage: bench/instructions.sh [-f FILES] [-p PATTERN] BIN [BIN ...]
 #   -f the first FILES of the 1,000 inputs (default 1000)
 #   -p an extended regular expression over demangled function names
@@ -15,7 +17,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 many=1000
-pattern='JournalRecorder\.(encode|document)|HistoryEntry\.make|ResultLine\.json'
+pattern='^JournalRecorder\.(handle|writePending)\(|^(specialized )?static (HistoryEntry\.make|ResultLine\.json)\('
 while [ $# -gt 0 ]; do
   case "$1" in
     -f) many=$2; shift 2 ;;
@@ -63,11 +65,12 @@ for bin in "$@"; do
     { tail -5 "$work/send.err" >&2; echo "bench/instructions.sh: $bin failed" >&2; exit 1; }
   ok=$(grep -c '"ok":true' "$work/send.out" || true)
   [ "$ok" = "$many" ] || { echo "bench/instructions.sh: $bin: $ok of $many tasks ok" >&2; exit 1; }
-  profile=$(ls "$work"/callgrind.out.*)
+  profile="$out/callgrind.$(basename "$bin").out"
+  mv "$(ls "$work"/callgrind.out.*)" "$profile"
   total=$(grep -m1 '^summary:' "$profile" | awk '{print $2}')
   printf '%s\n  total %d instructions\n' "$bin" "$total"
   callgrind_annotate --inclusive=yes --threshold=100 "$profile" 2>/dev/null | swift demangle --simplified |
-    grep -E "$pattern" | grep -v '(below main)' |
-    awk -v total="$total" '{ gsub(",", "", $1); printf "  %12d  %5.2f%%  %s\n", $1, 100 * $1 / total, substr($0, index($0, $3)) }' |
+    awk -v total="$total" -v pattern="$pattern" '{ gsub(",", "", $1); name = substr($0, index($0, "???:") + 4)
+      sub(/ \[[^]]*\]$/, "", name); if (name ~ pattern) printf "  %12d  %5.2f%%  %s\n", $1, 100 * $1 / total, name }' |
     cut -c1-160 | head -20
 done

@@ -53,6 +53,23 @@ import Testing
         return tmux
     }
 
+    /// The UI in `home`, once it shows the notice `adopted` and the tasks
+    /// (`listed`), told to resume them all, and then `done`.
+    static func resumeInUI(
+        _ home: String, adopted: String, listed: String, done: ([String]) -> Bool
+    ) async throws -> Tmux {
+        let tmux = try await startUI(home)
+        do {
+            try await tmux.waitFor("the adopted tasks") { $0.text.contains(adopted) && $0.text.contains(listed) }
+            try await tmux.press("R")
+            try await tmux.waitFor("every resumed upload done", timeout: .seconds(90), done)
+        } catch {
+            await tmux.kill()
+            throw error
+        }
+        return tmux
+    }
+
     @Test func a100FileSendKilledMidwayIsResumedInTheUIAndEveryFileArrives() async throws {
         try await withReceiver(configure: { $0.latency = .milliseconds(60) }) { receiver, saved in
             let home = TemporaryDirectory()
@@ -89,18 +106,15 @@ import Testing
             // At least once: a task answered in the second before the kill may still be listed.
             #expect(tasks.count >= 100 - answered && tasks.count <= 100)
 
-            let tmux = try await Self.startUI(home.path)
-            defer { Task { await tmux.kill() } }
             // The notice names the process; the Response pane's note alone also says "R resumes".
             // The tasks are listed a frame after the notice may be drawn: wait for both.
-            try await tmux.waitFor("the interrupted tasks") {
-                $0.text.contains("interrupted uploads from hoist send (pid \(send.pid)): R resumes them")
-                    && $0.text.contains("↯")
-            }
-            try await tmux.press("R")
-            try await tmux.waitFor("every resumed upload done", timeout: .seconds(90)) { lines in
+            let tmux = try await Self.resumeInUI(
+                home.path, adopted: "interrupted uploads from hoist send (pid \(send.pid)): R resumes them",
+                listed: "↯"
+            ) { lines in
                 lines.text.contains("✔ \(tasks.count) ") && !lines.text.contains("↯")
             }
+            defer { Task { await tmux.kill() } }
             try await tmux.press("q")
             try await tmux.waitFor("the shell again") { $0.text.contains("EXIT=0") }
 
@@ -237,17 +251,15 @@ import Testing
             ].joined(separator: ",")
             let journal = Self.earlierJournal.replacingOccurrences(of: "@URL@", with: receiver.baseURL + "/upload")
                 .replacingOccurrences(of: "@PATH@", with: file).replacingOccurrences(of: "@SNAPSHOT@", with: snapshot)
-            try FileManager.default.createDirectory(atPath: Self.journalFolder(home.path), withIntermediateDirectories: true)
+            let folder = Self.journalFolder(home.path)
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             _ = home.file(".local/state/hoist/journal/4242-0ld.json", Array(journal.utf8), mode: 0o600)
 
-            let tmux = try await Self.startUI(home.path)
+            let tmux = try await Self.resumeInUI(
+                home.path, adopted: "1 interrupted upload from hoist send (pid 4242): R resumes it",
+                listed: "1 task  ↯ 1"
+            ) { $0.text.contains("1 task  ✔ 1") }
             defer { Task { await tmux.kill() } }
-            try await tmux.waitFor("the adopted task") {
-                $0.text.contains("1 interrupted upload from hoist send (pid 4242): R resumes it")
-                    && $0.text.contains("1 task  ↯ 1")
-            }
-            try await tmux.press("R")
-            try await tmux.waitFor("the resumed upload done") { $0.text.contains("1 task  ✔ 1") }
             #expect(Self.savedHashes(saved) == [sha256(bytes)])
             try await tmux.press("q")
             try await tmux.waitFor("the shell again") { $0.text.contains("EXIT=0") }

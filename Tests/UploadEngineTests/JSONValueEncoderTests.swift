@@ -43,7 +43,8 @@ import Testing
         UploadRequest(
             url: "http://h/",
             body: .base64JSON(
-                Base64JSONBody(fileField: "image", path: "/tmp/x.png", typeField: nil, fields: [FormField("id", "7")]))),
+                Base64JSONBody(
+                    fileField: "image", path: "/tmp/x.png", typeField: nil, fields: [FormField("id", "7")]))),
     ]
 
     @Test(arguments: requests)
@@ -82,6 +83,27 @@ import Testing
         #expect(!String(decoding: bytes, as: UTF8.self).contains("none"))
         #expect(try JSONDecoder().decode(Sample.self, from: Data(bytes)) == Sample())
         #expect(throws: EncodingError.self) { try JSONValue(encoding: [Double.nan]) }
+    }
+
+    /// Containers handed out are filled in after their parent went on; they
+    /// still land in their own places.
+    @Test func containersFilledInLater() throws {
+        struct Late: Encodable {
+            enum Key: String, CodingKey { case list, inner, after }
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: Key.self)
+                var list = container.nestedUnkeyedContainer(forKey: .list)
+                var inner = container.nestedContainer(keyedBy: Key.self, forKey: .inner)
+                try container.encode(1, forKey: .after)
+                try list.encode("a")
+                var nested = list.nestedUnkeyedContainer()
+                try list.encode("b")
+                try nested.encode(true)
+                try inner.encode(2, forKey: .after)
+            }
+        }
+        let written = try JSONValue(encoding: Late()).compactJSON
+        #expect(written == #"{"list":["a",[true],"b"],"inner":{"after":2},"after":1}"#)
     }
 }
 

@@ -2,92 +2,91 @@ extension JSONValue {
     /// Any `Encodable` as a JSON value, in the shape `JSONEncoder` gives it
     /// (so `JSONDecoder` reads it back). This, and `compactJSON` to write the
     /// value, is how Hoist writes all of its JSON: Foundation's encoder cannot
-    /// keep a server's number text, and checks every value for the types it
-    /// treats apart (Date, Data, URL, Decimal) with dynamic casts, which the
-    /// journal pays for per task. Nothing here needs those: a `Date` comes
-    /// out as its `Double`, the same as `JSONEncoder`'s default strategy.
+    /// keep a server's number text or key order, and checks every value for
+    /// the types it treats apart (Date, Data, URL, Decimal) with dynamic
+    /// casts, which the journal pays for per task. Nothing here needs those:
+    /// a `Date` comes out as its `Double`, as with `JSONEncoder`'s default.
     public init(encoding value: some Encodable) throws {
-        self = try EncodingNode.slot(encoding: value).value
+        self = try EncodingNode.encoding(value)
     }
 }
 
-/// A container being encoded: containers are filled in after they are
-/// handed out, so they live in a reference. Scalars go straight into their
-/// container's slot, without a node of their own.
+/// A container being encoded. Values are stored as they come, as JSON
+/// values; only a container handed out by `nestedContainer` or
+/// `superEncoder`, which the caller may fill in later, is kept as a node
+/// and put in its place when the value is taken.
 private final class EncodingNode {
-    enum Slot {
-        case value(JSONValue)
-        case node(EncodingNode)
-
-        var value: JSONValue {
-            switch self {
-            case .value(let value): return value
-            case .node(let node): return node.value
-            }
-        }
-    }
-
     enum Kind {
         case empty
         case scalar(JSONValue)
-        case object([(key: String, slot: Slot)])
-        case array([Slot])
+        case object([JSONValue.Member])
+        case array([JSONValue])
     }
 
     var kind = Kind.empty
+    /// Containers handed out, by their index in `kind`'s members or items.
+    private var handedOut: [(index: Int, node: EncodingNode)] = []
 
     var value: JSONValue {
         switch kind {
         case .empty: return .object([])
         case .scalar(let value): return value
-        case .object(let members): return .object(members.map { .init($0.key, $0.slot.value) })
-        case .array(let items): return .array(items.map(\.value))
+        case .object(var members):
+            for (index, node) in handedOut { members[index].value = node.value }
+            return .object(members)
+        case .array(var items):
+            for (index, node) in handedOut { items[index] = node.value }
+            return .array(items)
         }
     }
 
     /// Synthesized `Codable` never encodes a key twice, so keys are not searched.
-    func add(key: String, _ slot: Slot) {
+    func add(key: String, _ value: JSONValue) {
         if case .object(var members) = kind {
             kind = .empty  // keeps `members` unique while it grows
-            members.append((key, slot))
+            members.append(.init(key, value))
             kind = .object(members)
         } else {
-            kind = .object([(key, slot)])
+            kind = .object([.init(key, value)])
         }
     }
 
-    func append(_ slot: Slot) {
+    func append(_ value: JSONValue) {
         if case .array(var items) = kind {
             kind = .empty
-            items.append(slot)
+            items.append(value)
             kind = .array(items)
         } else {
-            kind = .array([slot])
+            kind = .array([value])
         }
     }
 
-    /// A new container in `parent`'s slot.
-    static func child(adding add: (Slot) -> Void) -> EncodingNode {
+    /// A new container, put in the place `put` makes for it.
+    func child(putting put: (JSONValue) -> Void) -> EncodingNode {
+        put(.null)
         let node = EncodingNode()
-        add(.node(node))
+        switch kind {
+        case .object(let members): handedOut.append((members.count - 1, node))
+        case .array(let items): handedOut.append((items.count - 1, node))
+        default: break
+        }
         return node
     }
 
-    static func number(_ value: some BinaryInteger) -> Slot { .value(.number(String(value))) }
+    static func number(_ value: some BinaryInteger) -> JSONValue { .number(String(value)) }
 
-    static func number(_ value: some BinaryFloatingPoint & LosslessStringConvertible) throws -> Slot {
+    static func number(_ value: some BinaryFloatingPoint & LosslessStringConvertible) throws -> JSONValue {
         guard value.isFinite else {
             throw EncodingError.invalidValue(value, .init(codingPath: [], debugDescription: "JSON has no \(value)"))
         }
-        return .value(.number(value.description))
+        return .number(value.description)
     }
 
-    /// Encodes a nested value: a scalar (an enum's raw value, say) needs no node.
-    static func slot(encoding value: some Encodable) throws -> Slot {
+    /// A nested value, encoded to its end before its container goes on.
+    static func encoding(_ value: some Encodable) throws -> JSONValue {
         let node = EncodingNode()
         try value.encode(to: ValueEncoder(node: node))
-        if case .scalar(let scalar) = node.kind { return .value(scalar) }
-        return .node(node)
+        return node.value
     }
 }
 
@@ -112,16 +111,16 @@ private struct ValueEncoder: Encoder {
     }
 }
 
-/// The scalar encodes that unkeyed and single-value containers share, and
-/// that a keyed container makes through `KeyedSlot`: each puts one slot.
+/// The encodes that unkeyed and single-value containers share, and that a
+/// keyed container makes through `KeyedSlot`: each puts one value.
 private protocol SlotWriter {
-    mutating func put(_ slot: EncodingNode.Slot)
+    mutating func put(_ value: JSONValue)
 }
 
 extension SlotWriter {
-    mutating func encodeNil() throws { put(.value(.null)) }
-    mutating func encode(_ value: Bool) throws { put(.value(.bool(value))) }
-    mutating func encode(_ value: String) throws { put(.value(.string(value))) }
+    mutating func encodeNil() throws { put(.null) }
+    mutating func encode(_ value: Bool) throws { put(.bool(value)) }
+    mutating func encode(_ value: String) throws { put(.string(value)) }
     mutating func encode(_ value: Double) throws { put(try EncodingNode.number(value)) }
     mutating func encode(_ value: Float) throws { put(try EncodingNode.number(value)) }
     mutating func encode(_ value: Int) throws { put(EncodingNode.number(value)) }
@@ -134,7 +133,7 @@ extension SlotWriter {
     mutating func encode(_ value: UInt16) throws { put(EncodingNode.number(value)) }
     mutating func encode(_ value: UInt32) throws { put(EncodingNode.number(value)) }
     mutating func encode(_ value: UInt64) throws { put(EncodingNode.number(value)) }
-    mutating func encode(_ value: some Encodable) throws { put(try EncodingNode.slot(encoding: value)) }
+    mutating func encode(_ value: some Encodable) throws { put(try EncodingNode.encoding(value)) }
 }
 
 /// One key of a keyed container.
@@ -142,7 +141,7 @@ private struct KeyedSlot: SlotWriter {
     let node: EncodingNode
     let key: String
 
-    func put(_ slot: EncodingNode.Slot) { node.add(key: key, slot) }
+    func put(_ value: JSONValue) { node.add(key: key, value) }
 }
 
 private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
@@ -172,16 +171,16 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     mutating func nestedContainer<NestedKey: CodingKey>(
         keyedBy keyType: NestedKey.Type, forKey key: Key
     ) -> KeyedEncodingContainer<NestedKey> {
-        ValueEncoder(node: .child(adding: at(key).put)).container(keyedBy: keyType)
+        ValueEncoder(node: node.child(putting: at(key).put)).container(keyedBy: keyType)
     }
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-        ValueEncoder(node: .child(adding: at(key).put)).unkeyedContainer()
+        ValueEncoder(node: node.child(putting: at(key).put)).unkeyedContainer()
     }
 
     mutating func superEncoder() -> any Encoder { superEncoder(forKey: Key(stringValue: "super")!) }
 
-    mutating func superEncoder(forKey key: Key) -> any Encoder { ValueEncoder(node: .child(adding: at(key).put)) }
+    mutating func superEncoder(forKey key: Key) -> any Encoder { ValueEncoder(node: node.child(putting: at(key).put)) }
 }
 
 private struct UnkeyedContainer: UnkeyedEncodingContainer, SlotWriter {
@@ -194,22 +193,22 @@ private struct UnkeyedContainer: UnkeyedEncodingContainer, SlotWriter {
         self.node = node
     }
 
-    mutating func put(_ slot: EncodingNode.Slot) {
-        node.append(slot)
+    mutating func put(_ value: JSONValue) {
+        node.append(value)
         count += 1
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(
         keyedBy keyType: NestedKey.Type
     ) -> KeyedEncodingContainer<NestedKey> {
-        ValueEncoder(node: .child { put($0) }).container(keyedBy: keyType)
+        ValueEncoder(node: node.child { put($0) }).container(keyedBy: keyType)
     }
 
     mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
-        ValueEncoder(node: .child { put($0) }).unkeyedContainer()
+        ValueEncoder(node: node.child { put($0) }).unkeyedContainer()
     }
 
-    mutating func superEncoder() -> any Encoder { ValueEncoder(node: .child { put($0) }) }
+    mutating func superEncoder() -> any Encoder { ValueEncoder(node: node.child { put($0) }) }
 }
 
 private struct SingleValueContainer: SingleValueEncodingContainer, SlotWriter {
@@ -217,10 +216,5 @@ private struct SingleValueContainer: SingleValueEncodingContainer, SlotWriter {
     /// Not tracked: the only error is a non-finite number, and paths cost an allocation per value.
     var codingPath: [any CodingKey] { [] }
 
-    func put(_ slot: EncodingNode.Slot) {
-        switch slot {
-        case .value(let value): node.kind = .scalar(value)
-        case .node(let child): node.kind = child.kind
-        }
-    }
+    func put(_ value: JSONValue) { node.kind = .scalar(value) }
 }

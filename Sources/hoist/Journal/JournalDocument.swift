@@ -35,6 +35,11 @@ struct JournalTask: Codable, Sendable, Equatable {
     /// Why it cannot simply be resumed, carried over from an earlier adoption.
     var problem: String?
 
+    /// Named: `JournalRecorder.encode` writes these keys itself.
+    enum CodingKeys: String, CodingKey {
+        case id, after, priority, request, files, problem
+    }
+
     init(_ task: TaskSnapshot, files: [JournalFile], problem: String? = nil) {
         id = task.id.rawValue
         after = task.dependency?.rawValue

@@ -18,10 +18,12 @@ final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
     private let report: @Sendable (String) -> Void
     // Touched only on `queue`.
     /// Each unfinished task's JSON, encoded once when it is added.
-    private var tasks: [TaskID: JSONValue] = [:]
+    private var tasks: [TaskID: [UInt8]] = [:]
     /// Restored tasks, with the files as they were when first queued.
     private var restored: [TaskID: JournalTask] = [:]
     private var workspace: JournalWorkspace?
+    /// The last request encoded without body and label: see `encode`.
+    private var lastShell: (request: UploadRequest, members: [JSONValue.Member])?
     private var dirty = false
     /// When the next write is due, if one is scheduled.
     private var due: DispatchTime?
@@ -211,26 +213,47 @@ final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
         }
     }
 
-    /// The whole journal, from the tasks' JSON values encoded when they were added.
+    /// The whole journal, with the tasks as they were written when added.
     private func document() -> (bytes: [UInt8], empty: Bool) {
         typealias Key = JournalDocument.CodingKeys
-        let tasks = JSONValue.array(self.tasks.keys.sorted().map { self.tasks[$0]! })
-        let document = JSONValue.object([
+        let header: [JSONValue.Member] = [
             .init(Key.version.stringValue, .number(String(JournalDocument.currentVersion))),
             .init(Key.command.stringValue, .string(command)),
             .init(Key.pid.stringValue, .number(String(getpid()))),
             .init(Key.workspace.stringValue, workspace.flatMap { try? JSONValue(encoding: $0) } ?? .null),
-            .init(Key.tasks.stringValue, tasks),
-        ])
-        return (document.compactJSONBytes + [UInt8(ascii: "\n")], self.tasks.isEmpty && workspace == nil)
+        ]
+        let tasks = self.tasks.keys.sorted().lazy.map { self.tasks[$0]! }
+        let bytes = JSONValue.compactJSONBytes(header, thenArrayAt: Key.tasks.stringValue, ofWritten: tasks)
+        return (bytes + [UInt8(ascii: "\n")], self.tasks.isEmpty && workspace == nil)
     }
 
-    /// A task's JSON value, as `JSONDecoder` reads it back into a `JournalTask`
-    /// (the journal tests adopt what `hoist send` wrote). Encoded once, when
-    /// the task is added: the journal is written again whenever a task is
-    /// added or finishes.
-    private func encode(_ task: JournalTask) -> JSONValue {
-        (try? JSONValue(encoding: task)) ?? .null
+    /// A task's JSON, as `JSONDecoder` reads it back into a `JournalTask`
+    /// (the journal tests adopt what `hoist send` wrote). The tasks of one
+    /// batch differ in their bodies, files and labels only, so the rest of
+    /// their request goes through the Encoder once: compared with the last
+    /// one, which for copies of one request compares shared storage, not
+    /// contents.
+    private func encode(_ task: JournalTask) -> [UInt8] {
+        var shell = task.request
+        shell.body = .json([])
+        shell.label = nil
+        if lastShell?.request != shell {
+            guard case .object(let members)? = try? JSONValue(encoding: shell) else { return [] }
+            lastShell = (shell, members)
+        }
+        typealias Key = JournalTask.CodingKeys
+        guard let members = lastShell?.members, let body = try? JSONValue(encoding: task.request.body),
+            let files = try? JSONValue(encoding: task.files)
+        else { return [] }
+        var request = members.map { $0.key == "body" ? JSONValue.Member("body", body) : $0 }
+        if let label = task.request.label { request.append(.init("label", .string(label))) }
+        var wrapper: [JSONValue.Member] = [.init(Key.id.stringValue, .number(String(task.id)))]
+        if let after = task.after { wrapper.append(.init(Key.after.stringValue, .number(String(after)))) }
+        wrapper.append(.init(Key.priority.stringValue, .number(String(task.priority.rawValue))))
+        wrapper.append(.init(Key.request.stringValue, .object(request)))
+        wrapper.append(.init(Key.files.stringValue, files))
+        if let problem = task.problem { wrapper.append(.init(Key.problem.stringValue, .string(problem))) }
+        return JSONValue.object(wrapper).compactJSONBytes
     }
 
     private func isInterrupted(_ state: TaskState) -> Bool {
