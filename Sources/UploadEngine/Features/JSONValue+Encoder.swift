@@ -1,11 +1,12 @@
 extension JSONValue {
     /// Any `Encodable` as a JSON value, in the shape `JSONEncoder` gives it
     /// (so `JSONDecoder` reads it back). This, and `compactJSON` to write the
-    /// value, is how Hoist writes all of its JSON: Foundation's encoder cannot
-    /// keep a server's number text or key order, and checks every value for
-    /// the types it treats apart (Date, Data, URL, Decimal) with dynamic
-    /// casts, which the journal pays for per task. Nothing here needs those:
-    /// a `Date` comes out as its `Double`, as with `JSONEncoder`'s default.
+    /// value, is how Hoist writes its state and results (journal, history,
+    /// `--json` lines): Foundation's encoder cannot keep a server's number
+    /// text or key order, and checks every value for the types it treats
+    /// apart (Date, Data, URL, Decimal) with dynamic casts, which the journal
+    /// pays for per task. Nothing here needs those: a `Date` comes out as its
+    /// `Double`, as with `JSONEncoder`'s default.
     public init(encoding value: some Encodable) throws {
         self = try EncodingNode.encoding(value)
     }
