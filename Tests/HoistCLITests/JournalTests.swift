@@ -11,7 +11,8 @@ import Testing
     static func journalFolder(_ home: String) -> String { home + "/.local/state/hoist/journal" }
 
     static func journals(_ home: String) -> [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: journalFolder(home))) ?? []).filter { $0.hasSuffix(".json") }
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: journalFolder(home))) ?? []
+        return names.filter { $0.hasSuffix(".json") }
     }
 
     static func mode(_ path: String) -> mode_t {
@@ -22,20 +23,25 @@ import Testing
     /// The SHA-256 of every file the receiver saved.
     static func savedHashes(_ saved: TemporaryDirectory) -> [String] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: saved.path)) ?? []
-        return names.compactMap { FileManager.default.contents(atPath: saved.path + "/" + $0) }.map { sha256(Array($0)) }
+        return names.compactMap { FileManager.default.contents(atPath: saved.path + "/" + $0) }
+            .map { sha256(Array($0)) }
     }
 
     /// Waits for `condition`, polling; fails after `timeout`.
     static func waitUntil(_ what: String, timeout: Duration = .seconds(60), _ condition: () -> Bool) async throws {
         let deadline = ContinuousClock.now + timeout
         while !condition() {
-            guard ContinuousClock.now < deadline else { throw SubprocessError(message: "timed out waiting for \(what)") }
+            guard ContinuousClock.now < deadline else {
+                throw SubprocessError(message: "timed out waiting for \(what)")
+            }
             try await Task.sleep(for: .milliseconds(20))
         }
     }
 
     static func startSend(_ arguments: [String], home: String) throws -> Subprocess {
-        try Subprocess(hoistBinary, ["send"] + arguments, environment: hoistEnvironment(["HOME": home, "XDG_STATE_HOME": home + "/.local/state"]))
+        try Subprocess(
+            hoistBinary, ["send"] + arguments,
+            environment: hoistEnvironment(["HOME": home, "XDG_STATE_HOME": home + "/.local/state"]))
     }
 
     /// The UI in tmux, in `home` (which is also its HOME, so its state folder).
@@ -44,6 +50,23 @@ import Testing
         try await tmux.type("\(hoistBinary) \(arguments); echo EXIT=$?")
         try await tmux.press("Enter")
         try await tmux.waitFor("the UI") { $0.text.contains("Hoist") && $0.text.contains("Tasks") }
+        return tmux
+    }
+
+    /// The UI in `home`, once it shows the notice `adopted` and the tasks
+    /// (`listed`), told to resume them all, and then `done`.
+    static func resumeInUI(
+        _ home: String, adopted: String, listed: String, done: ([String]) -> Bool
+    ) async throws -> Tmux {
+        let tmux = try await startUI(home)
+        do {
+            try await tmux.waitFor("the adopted tasks") { $0.text.contains(adopted) && $0.text.contains(listed) }
+            try await tmux.press("R")
+            try await tmux.waitFor("every resumed upload done", timeout: .seconds(90), done)
+        } catch {
+            await tmux.kill()
+            throw error
+        }
         return tmux
     }
 
@@ -58,7 +81,10 @@ import Testing
                 expected.insert(sha256(bytes))
             }
             let send = try Self.startSend(
-                [receiver.baseURL + "/upload", "--each", "file=@\(home.path)/scan-*.bin", "--concurrency", "4", "-s", "--json"],
+                [
+                    receiver.baseURL + "/upload", "--each", "file=@\(home.path)/scan-*.bin", "--concurrency", "4",
+                    "-s", "--json",
+                ],
                 home: home.path)
             try await Self.waitUntil("20 uploads") { receiver.requestCount >= 20 }
             kill(send.pid, SIGKILL)
@@ -73,23 +99,22 @@ import Testing
             try #require(journals.count == 1)
             #expect(Self.mode(folder) == 0o700)
             #expect(Self.mode(folder + "/" + journals[0]) == 0o600)
-            let document = try jsonObject(String(decoding: FileManager.default.contents(atPath: folder + "/" + journals[0])!, as: UTF8.self))
+            let written = try #require(FileManager.default.contents(atPath: folder + "/" + journals[0]))
+            let document = try jsonObject(String(decoding: written, as: UTF8.self))
             let tasks = try #require(document["tasks"] as? [[String: Any]])
             #expect(document["command"] as? String == "send")
             // At least once: a task answered in the second before the kill may still be listed.
             #expect(tasks.count >= 100 - answered && tasks.count <= 100)
 
-            let tmux = try await Self.startUI(home.path)
-            defer { Task { await tmux.kill() } }
             // The notice names the process; the Response pane's note alone also says "R resumes".
             // The tasks are listed a frame after the notice may be drawn: wait for both.
-            var screen = try await tmux.waitFor("the interrupted tasks") {
-                $0.text.contains("interrupted uploads from hoist send (pid \(send.pid)): R resumes them") && $0.text.contains("↯")
-            }
-            try await tmux.press("R")
-            screen = try await tmux.waitFor("every resumed upload done", timeout: .seconds(90)) { lines in
+            let tmux = try await Self.resumeInUI(
+                home.path, adopted: "interrupted uploads from hoist send (pid \(send.pid)): R resumes them",
+                listed: "↯"
+            ) { lines in
                 lines.text.contains("✔ \(tasks.count) ") && !lines.text.contains("↯")
             }
+            defer { Task { await tmux.kill() } }
             try await tmux.press("q")
             try await tmux.waitFor("the shell again") { $0.text.contains("EXIT=0") }
 
@@ -109,10 +134,14 @@ import Testing
             let changed = home.file("b-changed.bin", Array(repeating: 2, count: 1000))
             let fine = home.file("c-fine.bin", Array(repeating: 3, count: 1000))
             let send = try Self.startSend(
-                [receiver.baseURL + "/upload", "--each", "file=@\(home.path)/*.bin", "--concurrency", "1", "-s"], home: home.path)
+                [receiver.baseURL + "/upload", "--each", "file=@\(home.path)/*.bin", "--concurrency", "1", "-s"],
+                home: home.path)
             try await Self.waitUntil("the journal with three tasks") {
-                Self.journals(home.path).first.flatMap { FileManager.default.contents(atPath: Self.journalFolder(home.path) + "/" + $0) }
-                    .map { String(decoding: $0, as: UTF8.self).components(separatedBy: "\"priority\"").count == 4 } ?? false
+                let folder = Self.journalFolder(home.path)
+                return Self.journals(home.path).first
+                    .flatMap { FileManager.default.contents(atPath: folder + "/" + $0) }
+                    .map { String(decoding: $0, as: UTF8.self).components(separatedBy: "\"priority\"").count == 4 }
+                    ?? false
             }
             // The big one is on its way (the receiver counts a request as it arrives) when the kill cuts it short.
             try await Self.waitUntil("the big upload to reach the receiver") { receiver.requestCount >= 1 }
@@ -126,25 +155,36 @@ import Testing
 
             let tmux = try await Self.startUI(home.path)
             defer { Task { await tmux.kill() } }
-            var screen = try await tmux.waitFor("the flags") { $0.text.contains("3 interrupted uploads") && $0.text.contains("2 with a file that vanished or changed") }
+            var screen = try await tmux.waitFor("the flags") {
+                $0.text.contains("3 interrupted uploads") && $0.text.contains("2 with a file that vanished or changed")
+            }
             #expect(screen.text.contains("changed"))
             try await tmux.press("R")
-            screen = try await tmux.waitFor("the clean one sent") { $0.text.contains("✔ 1 ") }
+            // R resumes every task it will at once: with the clean one done and
+            // nothing running or queued, the two left alone can no longer be sent.
+            screen = try await tmux.waitFor("the clean one sent, the others left alone") {
+                $0.text.contains("3 tasks  ✔ 1  ↯ 2")
+            }
             #expect(screen.text.contains("left alone"))
-            try await Task.sleep(for: .milliseconds(500))
             #expect(receiver.requestCount == before + 1)
             #expect(Self.savedHashes(saved).contains(sha256(Array(repeating: 3, count: 1000))))
             _ = fine
 
             // The vanished one, selected: its problem in the Response pane; c drops it.
             try await tmux.press("3", "g")
-            screen = try await tmux.waitFor("the vanished file's problem") { $0.text.contains("! a-big.bin is gone since it was queued") }
+            screen = try await tmux.waitFor("the vanished file's problem") {
+                $0.text.contains("! a-big.bin is gone since it was queued")
+            }
             try await tmux.press("c")
             // The changed one: r sends it as it is now, on purpose.
             try await tmux.press("j")
-            try await tmux.waitFor("the changed file's problem") { $0.text.contains("! b-changed.bin changed size since it was queued (1000 → 1500 bytes)") }
+            try await tmux.waitFor("the changed file's problem") {
+                $0.text.contains("! b-changed.bin changed size since it was queued (1000 → 1500 bytes)")
+            }
             try await tmux.press("r")
-            screen = try await tmux.waitFor("the changed one sent") { $0.text.contains("✔ 2 ") && $0.text.contains("⊘ 1") }
+            screen = try await tmux.waitFor("the changed one sent") {
+                $0.text.contains("✔ 2 ") && $0.text.contains("⊘ 1")
+            }
             #expect(Self.savedHashes(saved).contains(sha256(now)))
             try await tmux.press("q")
             try await tmux.waitFor("the shell again") { $0.text.contains("EXIT=0") }
@@ -172,13 +212,59 @@ import Testing
         let tmux = try await Self.startUI(home.path)
         defer { Task { await tmux.kill() } }
         let screen = try await tmux.waitFor("the staging area back") {
-            $0.text.contains("身份证 正面.jpg") && $0.text.contains("user_id = 42") && $0.text.contains("127.0.0.1:9/upload")
+            $0.text.contains("身份证 正面.jpg") && $0.text.contains("user_id = 42")
+                && $0.text.contains("127.0.0.1:9/upload")
         }
         #expect(screen.text.contains("1 staged file restored"))
         // Deleting the file and the field empties the staging area: the journal goes at quit.
         try await tmux.press("1", "d", "2", "d", "q")
         try await tmux.waitFor("the shell again") { $0.text.contains("EXIT=0") }
         #expect(Self.journals(home.path).isEmpty)
+    }
+
+    /// A journal as hoist wrote it before all of its JSON went through one
+    /// writer: `hoist send -F user=42 -F file=@… -H 'X-Trace: 1' --retries 2`,
+    /// killed mid-upload. Only the URL, the path, the pid and the file's stat
+    /// are put in; the adoption must read the rest as it stands.
+    static let earlierJournal = [
+        #"{"version":1,"command":"send","pid":4242,"workspace":null,"tasks":[{"id":1,"priority":1,"#,
+        #""request":{"url":"@URL@","method":"POST","headers":[{"name":"X-Trace","value":"1"}],"#,
+        #""body":{"multipart":{"_0":{"boundary":"hoist-f2d261a38c20bb592a33fb186f38012f","parts":[{"name":"user","#,
+        #""headers":[],"content":{"bytes":{"_0":[52,50]}}},{"name":"file","filename":"scan 扫描.bin","#,
+        #""headers":[],"content":{"file":{"path":"@PATH@"}}}]}}},"timeouts":{"connect":[0,10000000000000000000],"#,
+        #""idle":[1,11553255926290448384]},"retry":{"maxRetries":2,"baseDelay":[0,500000000000000000],"#,
+        #""maxDelay":[1,11553255926290448384],"maxRetryAfter":[16,4852094820647174144],"retryableStatuses":[503,"#,
+        #"504,408,429,500,502]},"success":{"expectations":[]},"label":"scan 扫描.bin"},"files":[{"path":"@PATH@","#,
+        #""snapshot":{@SNAPSHOT@}}]}]}"#
+    ].joined()
+
+    @Test func aJournalWrittenInTheEarlierFormatIsAdoptedAndResumed() async throws {
+        try await withReceiver { receiver, saved in
+            let home = TemporaryDirectory()
+            let bytes = Array(repeating: UInt8(ascii: "x"), count: 3000)
+            let file = home.file("scan 扫描.bin", bytes)
+            var info = stat()
+            try #require(stat(file, &info) == 0)
+            let snapshot = [
+                "\"size\":\(info.st_size)", "\"device\":\(info.st_dev)", "\"inode\":\(info.st_ino)",
+                "\"modifiedSeconds\":\(info.st_mtim.tv_sec)", "\"modifiedNanoseconds\":\(info.st_mtim.tv_nsec)",
+            ].joined(separator: ",")
+            let journal = Self.earlierJournal.replacingOccurrences(of: "@URL@", with: receiver.baseURL + "/upload")
+                .replacingOccurrences(of: "@PATH@", with: file).replacingOccurrences(of: "@SNAPSHOT@", with: snapshot)
+            let folder = Self.journalFolder(home.path)
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            _ = home.file(".local/state/hoist/journal/4242-0ld.json", Array(journal.utf8), mode: 0o600)
+
+            let tmux = try await Self.resumeInUI(
+                home.path, adopted: "1 interrupted upload from hoist send (pid 4242): R resumes it",
+                listed: "1 task  ↯ 1"
+            ) { $0.text.contains("1 task  ✔ 1") }
+            defer { Task { await tmux.kill() } }
+            #expect(Self.savedHashes(saved) == [sha256(bytes)])
+            try await tmux.press("q")
+            try await tmux.waitFor("the shell again") { $0.text.contains("EXIT=0") }
+            #expect(Self.journals(home.path).isEmpty)
+        }
     }
 
     @Test func anUnreadableJournalIsSetAsideNotDeleted() async throws {
@@ -199,11 +285,13 @@ import Testing
             let home = TemporaryDirectory()
             let file = home.file("a.txt", Array("hello".utf8))
             let environment = ["HOME": home.path, "XDG_STATE_HOME": home.path + "/.local/state"]
-            var result = try await hoist(["send", receiver.baseURL + "/upload", "-F", "file=@\(file)", "-s"], environment: environment)
+            var result = try await hoist(
+                ["send", receiver.baseURL + "/upload", "-F", "file=@\(file)", "-s"], environment: environment)
             #expect(result.status == 0)
             #expect(FileManager.default.fileExists(atPath: Self.journalFolder(home.path)))
             #expect(Self.journals(home.path).isEmpty)
-            #expect(((try? FileManager.default.contentsOfDirectory(atPath: Self.journalFolder(home.path))) ?? ["?"]).isEmpty)
+            let left = (try? FileManager.default.contentsOfDirectory(atPath: Self.journalFolder(home.path))) ?? ["?"]
+            #expect(left.isEmpty)
 
             let other = TemporaryDirectory()
             result = try await hoist(

@@ -26,6 +26,19 @@ import Testing
         #expect(JSONValue.string("q\"\n\u{01}").compactJSON == #""q\"\n\u0001""#)
     }
 
+    /// A document written around values written before is what writing it whole gives.
+    @Test func anObjectAroundValuesWrittenBefore() throws {
+        let header: [JSONValue.Member] = [.init("version", .number("1")), .init("a\"b", .string("x/y\n"))]
+        let items = [try parse(#"{"z":1.50,"a":[]}"#), .null, .string("身份证")]
+        for count in [0, 1, 3] {
+            let written = JSONValue.compactJSONBytes(
+                header, thenArrayAt: "tasks", ofWritten: items.prefix(count).map(\.compactJSONBytes))
+            let whole = JSONValue.object(header + [.init("tasks", .array(Array(items.prefix(count))))])
+            #expect(written == whole.compactJSONBytes)
+        }
+        #expect(JSONValue.compactJSONBytes([], thenArrayAt: "t", ofWritten: [[UInt8]]()) == Array(#"{"t":[]}"#.utf8))
+    }
+
     @Test(arguments: [
         "", "{", "[1,]", "{\"a\":}", "01", "1.", "-", "tru", "\"unterminated", "{\"a\" 1}", "[1] x",
         "\"tab\there\"", "{'a':1}", "nul", "[\"\\x\"]",

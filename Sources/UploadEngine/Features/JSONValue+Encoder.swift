@@ -1,77 +1,93 @@
 extension JSONValue {
     /// Any `Encodable` as a JSON value, in the shape `JSONEncoder` gives it
-    /// (so `JSONDecoder` reads it back), without Foundation's encoder: that
-    /// checks every value for the types it treats apart (Date, Data, URL,
-    /// Decimal) with dynamic casts, and was most of what the journal cost per
-    /// task. Nothing here needs those: a `Date` would come out as its
-    /// `Double`, the same as `JSONEncoder`'s default strategy.
+    /// (so `JSONDecoder` reads it back). This, and `compactJSON` to write the
+    /// value, is how Hoist writes its state and results (journal, history,
+    /// `--json` lines): Foundation's encoder cannot keep a server's number
+    /// text or key order, and checks every value for the types it treats
+    /// apart (Date, Data, URL, Decimal) with dynamic casts, which the journal
+    /// pays for per task. Nothing here needs those: a `Date` comes out as its
+    /// `Double`, as with `JSONEncoder`'s default.
     public init(encoding value: some Encodable) throws {
-        self = try EncodingNode.encoding(value).value
+        self = try EncodingNode.encoding(value)
     }
 }
 
-/// A value being encoded: containers are filled in after they are handed
-/// out, so they live in a reference.
+/// A container being encoded. Values are stored as they come, as JSON
+/// values; only a container handed out by `nestedContainer` or
+/// `superEncoder`, which the caller may fill in later, is kept as a node
+/// and put in its place when the value is taken.
 private final class EncodingNode {
     enum Kind {
         case empty
         case scalar(JSONValue)
-        case object([(key: String, node: EncodingNode)])
-        case array([EncodingNode])
+        case object([JSONValue.Member])
+        case array([JSONValue])
     }
 
     var kind = Kind.empty
+    /// Containers handed out, by their index in `kind`'s members or items.
+    private var handedOut: [(index: Int, node: EncodingNode)] = []
 
     var value: JSONValue {
         switch kind {
         case .empty: return .object([])
         case .scalar(let value): return value
-        case .object(let members): return .object(members.map { .init($0.key, $0.node.value) })
-        case .array(let items): return .array(items.map(\.value))
+        case .object(var members):
+            for (index, node) in handedOut { members[index].value = node.value }
+            return .object(members)
+        case .array(var items):
+            for (index, node) in handedOut { items[index] = node.value }
+            return .array(items)
         }
     }
 
     /// Synthesized `Codable` never encodes a key twice, so keys are not searched.
-    func add(key: String, _ node: EncodingNode) {
+    func add(key: String, _ value: JSONValue) {
         if case .object(var members) = kind {
             kind = .empty  // keeps `members` unique while it grows
-            members.append((key, node))
+            members.append(.init(key, value))
             kind = .object(members)
         } else {
-            kind = .object([(key, node)])
+            kind = .object([.init(key, value)])
         }
     }
 
-    func append(_ node: EncodingNode) {
+    func append(_ value: JSONValue) {
         if case .array(var items) = kind {
             kind = .empty
-            items.append(node)
+            items.append(value)
             kind = .array(items)
         } else {
-            kind = .array([node])
+            kind = .array([value])
         }
     }
 
-    static func scalar(_ value: JSONValue) -> EncodingNode {
+    /// A new container, put in the place `put` makes for it.
+    func child(putting put: (JSONValue) -> Void) -> EncodingNode {
+        put(.null)
         let node = EncodingNode()
-        node.kind = .scalar(value)
+        switch kind {
+        case .object(let members): handedOut.append((members.count - 1, node))
+        case .array(let items): handedOut.append((items.count - 1, node))
+        default: break
+        }
         return node
     }
 
-    static func number(_ value: some BinaryInteger) -> EncodingNode { scalar(.number(String(value))) }
+    static func number(_ value: some BinaryInteger) -> JSONValue { .number(String(value)) }
 
-    static func number(_ value: some BinaryFloatingPoint & LosslessStringConvertible) throws -> EncodingNode {
+    static func number(_ value: some BinaryFloatingPoint & LosslessStringConvertible) throws -> JSONValue {
         guard value.isFinite else {
             throw EncodingError.invalidValue(value, .init(codingPath: [], debugDescription: "JSON has no \(value)"))
         }
-        return scalar(.number(value.description))
+        return .number(value.description)
     }
 
-    /// Encodes a nested value into a new node.
-    static func encoding(_ value: some Encodable) throws -> EncodingNode {
+    /// A nested value, encoded to its end before its container goes on.
+    static func encoding(_ value: some Encodable) throws -> JSONValue {
         let node = EncodingNode()
         try value.encode(to: ValueEncoder(node: node))
-        return node
+        return node.value
     }
 }
 
@@ -96,53 +112,79 @@ private struct ValueEncoder: Encoder {
     }
 }
 
+/// The encodes that unkeyed and single-value containers share, and that a
+/// keyed container makes through `KeyedSlot`: each puts one value.
+private protocol SlotWriter {
+    mutating func put(_ value: JSONValue)
+}
+
+extension SlotWriter {
+    mutating func encodeNil() throws { put(.null) }
+    mutating func encode(_ value: Bool) throws { put(.bool(value)) }
+    mutating func encode(_ value: String) throws { put(.string(value)) }
+    mutating func encode(_ value: Double) throws { put(try EncodingNode.number(value)) }
+    mutating func encode(_ value: Float) throws { put(try EncodingNode.number(value)) }
+    mutating func encode(_ value: Int) throws { put(EncodingNode.number(value)) }
+    mutating func encode(_ value: Int8) throws { put(EncodingNode.number(value)) }
+    mutating func encode(_ value: Int16) throws { put(EncodingNode.number(value)) }
+    mutating func encode(_ value: Int32) throws { put(EncodingNode.number(value)) }
+    mutating func encode(_ value: Int64) throws { put(EncodingNode.number(value)) }
+    mutating func encode(_ value: UInt) throws { put(EncodingNode.number(value)) }
+    mutating func encode(_ value: UInt8) throws { put(EncodingNode.number(value)) }
+    mutating func encode(_ value: UInt16) throws { put(EncodingNode.number(value)) }
+    mutating func encode(_ value: UInt32) throws { put(EncodingNode.number(value)) }
+    mutating func encode(_ value: UInt64) throws { put(EncodingNode.number(value)) }
+    mutating func encode(_ value: some Encodable) throws { put(try EncodingNode.encoding(value)) }
+}
+
+/// One key of a keyed container.
+private struct KeyedSlot: SlotWriter {
+    let node: EncodingNode
+    let key: String
+
+    func put(_ value: JSONValue) { node.add(key: key, value) }
+}
+
 private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     let node: EncodingNode
     /// Not tracked: the only error is a non-finite number, and paths cost an allocation per value.
     var codingPath: [any CodingKey] { [] }
 
-    mutating func encodeNil(forKey key: Key) throws { node.add(key: key.stringValue, .scalar(.null)) }
-    mutating func encode(_ value: Bool, forKey key: Key) throws { node.add(key: key.stringValue, .scalar(.bool(value))) }
-    mutating func encode(_ value: String, forKey key: Key) throws { node.add(key: key.stringValue, .scalar(.string(value))) }
-    mutating func encode(_ value: Double, forKey key: Key) throws { node.add(key: key.stringValue, try .number(value)) }
-    mutating func encode(_ value: Float, forKey key: Key) throws { node.add(key: key.stringValue, try .number(value)) }
-    mutating func encode(_ value: Int, forKey key: Key) throws { node.add(key: key.stringValue, .number(value)) }
-    mutating func encode(_ value: Int8, forKey key: Key) throws { node.add(key: key.stringValue, .number(value)) }
-    mutating func encode(_ value: Int16, forKey key: Key) throws { node.add(key: key.stringValue, .number(value)) }
-    mutating func encode(_ value: Int32, forKey key: Key) throws { node.add(key: key.stringValue, .number(value)) }
-    mutating func encode(_ value: Int64, forKey key: Key) throws { node.add(key: key.stringValue, .number(value)) }
-    mutating func encode(_ value: UInt, forKey key: Key) throws { node.add(key: key.stringValue, .number(value)) }
-    mutating func encode(_ value: UInt8, forKey key: Key) throws { node.add(key: key.stringValue, .number(value)) }
-    mutating func encode(_ value: UInt16, forKey key: Key) throws { node.add(key: key.stringValue, .number(value)) }
-    mutating func encode(_ value: UInt32, forKey key: Key) throws { node.add(key: key.stringValue, .number(value)) }
-    mutating func encode(_ value: UInt64, forKey key: Key) throws { node.add(key: key.stringValue, .number(value)) }
+    private func at(_ key: Key) -> KeyedSlot { KeyedSlot(node: node, key: key.stringValue) }
 
-    mutating func encode(_ value: some Encodable, forKey key: Key) throws {
-        node.add(key: key.stringValue, try .encoding(value))
-    }
+    mutating func encodeNil(forKey key: Key) throws { var slot = at(key); try slot.encodeNil() }
+    mutating func encode(_ value: Bool, forKey key: Key) throws { var slot = at(key); try slot.encode(value) }
+    mutating func encode(_ value: String, forKey key: Key) throws { var slot = at(key); try slot.encode(value) }
+    mutating func encode(_ value: Double, forKey key: Key) throws { var slot = at(key); try slot.encode(value) }
+    mutating func encode(_ value: Float, forKey key: Key) throws { var slot = at(key); try slot.encode(value) }
+    mutating func encode(_ value: Int, forKey key: Key) throws { var slot = at(key); try slot.encode(value) }
+    mutating func encode(_ value: Int8, forKey key: Key) throws { var slot = at(key); try slot.encode(value) }
+    mutating func encode(_ value: Int16, forKey key: Key) throws { var slot = at(key); try slot.encode(value) }
+    mutating func encode(_ value: Int32, forKey key: Key) throws { var slot = at(key); try slot.encode(value) }
+    mutating func encode(_ value: Int64, forKey key: Key) throws { var slot = at(key); try slot.encode(value) }
+    mutating func encode(_ value: UInt, forKey key: Key) throws { var slot = at(key); try slot.encode(value) }
+    mutating func encode(_ value: UInt8, forKey key: Key) throws { var slot = at(key); try slot.encode(value) }
+    mutating func encode(_ value: UInt16, forKey key: Key) throws { var slot = at(key); try slot.encode(value) }
+    mutating func encode(_ value: UInt32, forKey key: Key) throws { var slot = at(key); try slot.encode(value) }
+    mutating func encode(_ value: UInt64, forKey key: Key) throws { var slot = at(key); try slot.encode(value) }
+    mutating func encode(_ value: some Encodable, forKey key: Key) throws { var slot = at(key); try slot.encode(value) }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
-        let child = EncodingNode()
-        node.add(key: key.stringValue, child)
-        return ValueEncoder(node: child).container(keyedBy: keyType)
+    mutating func nestedContainer<NestedKey: CodingKey>(
+        keyedBy keyType: NestedKey.Type, forKey key: Key
+    ) -> KeyedEncodingContainer<NestedKey> {
+        ValueEncoder(node: node.child(putting: at(key).put)).container(keyedBy: keyType)
     }
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-        let child = EncodingNode()
-        node.add(key: key.stringValue, child)
-        return ValueEncoder(node: child).unkeyedContainer()
+        ValueEncoder(node: node.child(putting: at(key).put)).unkeyedContainer()
     }
 
     mutating func superEncoder() -> any Encoder { superEncoder(forKey: Key(stringValue: "super")!) }
 
-    mutating func superEncoder(forKey key: Key) -> any Encoder {
-        let child = EncodingNode()
-        node.add(key: key.stringValue, child)
-        return ValueEncoder(node: child)
-    }
+    mutating func superEncoder(forKey key: Key) -> any Encoder { ValueEncoder(node: node.child(putting: at(key).put)) }
 }
 
-private struct UnkeyedContainer: UnkeyedEncodingContainer {
+private struct UnkeyedContainer: UnkeyedEncodingContainer, SlotWriter {
     let node: EncodingNode
     /// Not tracked: the only error is a non-finite number, and paths cost an allocation per value.
     var codingPath: [any CodingKey] { [] }
@@ -152,72 +194,28 @@ private struct UnkeyedContainer: UnkeyedEncodingContainer {
         self.node = node
     }
 
-    private mutating func append(_ child: EncodingNode) {
-        node.append(child)
+    mutating func put(_ value: JSONValue) {
+        node.append(value)
         count += 1
     }
 
-    mutating func encodeNil() throws { append(.scalar(.null)) }
-    mutating func encode(_ value: Bool) throws { append(.scalar(.bool(value))) }
-    mutating func encode(_ value: String) throws { append(.scalar(.string(value))) }
-    mutating func encode(_ value: Double) throws { append(try .number(value)) }
-    mutating func encode(_ value: Float) throws { append(try .number(value)) }
-    mutating func encode(_ value: Int) throws { append(.number(value)) }
-    mutating func encode(_ value: Int8) throws { append(.number(value)) }
-    mutating func encode(_ value: Int16) throws { append(.number(value)) }
-    mutating func encode(_ value: Int32) throws { append(.number(value)) }
-    mutating func encode(_ value: Int64) throws { append(.number(value)) }
-    mutating func encode(_ value: UInt) throws { append(.number(value)) }
-    mutating func encode(_ value: UInt8) throws { append(.number(value)) }
-    mutating func encode(_ value: UInt16) throws { append(.number(value)) }
-    mutating func encode(_ value: UInt32) throws { append(.number(value)) }
-    mutating func encode(_ value: UInt64) throws { append(.number(value)) }
-
-    mutating func encode(_ value: some Encodable) throws {
-        append(try .encoding(value))
-    }
-
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
-        let child = EncodingNode()
-        append(child)
-        return ValueEncoder(node: child).container(keyedBy: keyType)
+    mutating func nestedContainer<NestedKey: CodingKey>(
+        keyedBy keyType: NestedKey.Type
+    ) -> KeyedEncodingContainer<NestedKey> {
+        ValueEncoder(node: node.child { put($0) }).container(keyedBy: keyType)
     }
 
     mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
-        let child = EncodingNode()
-        append(child)
-        return ValueEncoder(node: child).unkeyedContainer()
+        ValueEncoder(node: node.child { put($0) }).unkeyedContainer()
     }
 
-    mutating func superEncoder() -> any Encoder {
-        let child = EncodingNode()
-        append(child)
-        return ValueEncoder(node: child)
-    }
+    mutating func superEncoder() -> any Encoder { ValueEncoder(node: node.child { put($0) }) }
 }
 
-private struct SingleValueContainer: SingleValueEncodingContainer {
+private struct SingleValueContainer: SingleValueEncodingContainer, SlotWriter {
     let node: EncodingNode
     /// Not tracked: the only error is a non-finite number, and paths cost an allocation per value.
     var codingPath: [any CodingKey] { [] }
 
-    mutating func encodeNil() throws { node.kind = .scalar(.null) }
-    mutating func encode(_ value: Bool) throws { node.kind = .scalar(.bool(value)) }
-    mutating func encode(_ value: String) throws { node.kind = .scalar(.string(value)) }
-    mutating func encode(_ value: Double) throws { node.kind = try EncodingNode.number(value).kind }
-    mutating func encode(_ value: Float) throws { node.kind = try EncodingNode.number(value).kind }
-    mutating func encode(_ value: Int) throws { node.kind = EncodingNode.number(value).kind }
-    mutating func encode(_ value: Int8) throws { node.kind = EncodingNode.number(value).kind }
-    mutating func encode(_ value: Int16) throws { node.kind = EncodingNode.number(value).kind }
-    mutating func encode(_ value: Int32) throws { node.kind = EncodingNode.number(value).kind }
-    mutating func encode(_ value: Int64) throws { node.kind = EncodingNode.number(value).kind }
-    mutating func encode(_ value: UInt) throws { node.kind = EncodingNode.number(value).kind }
-    mutating func encode(_ value: UInt8) throws { node.kind = EncodingNode.number(value).kind }
-    mutating func encode(_ value: UInt16) throws { node.kind = EncodingNode.number(value).kind }
-    mutating func encode(_ value: UInt32) throws { node.kind = EncodingNode.number(value).kind }
-    mutating func encode(_ value: UInt64) throws { node.kind = EncodingNode.number(value).kind }
-
-    mutating func encode(_ value: some Encodable) throws {
-        try value.encode(to: ValueEncoder(node: node))
-    }
+    func put(_ value: JSONValue) { node.kind = .scalar(value) }
 }

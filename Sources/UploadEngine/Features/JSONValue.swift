@@ -62,15 +62,43 @@ public indirect enum JSONValue: Sendable, Hashable {
         return out
     }
 
+    /// The compact JSON of an object of `members` and, last, an array at
+    /// `key` of values written before by `compactJSONBytes`: a journal keeps
+    /// each task written once, and writes all of them again whenever one
+    /// is added or finishes.
+    public static func compactJSONBytes(
+        _ members: [Member], thenArrayAt key: String, ofWritten items: some Collection<[UInt8]>
+    ) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(256 + items.reduce(0) { $0 + $1.count + 1 })
+        out.append(UInt8(ascii: "{"))
+        for member in members {
+            writeMember(member, to: &out)
+            out.append(UInt8(ascii: ","))
+        }
+        writeQuoted(key, to: &out)
+        out += [UInt8(ascii: ":"), UInt8(ascii: "[")]
+        for (index, item) in items.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            out += item
+        }
+        out += [UInt8(ascii: "]"), UInt8(ascii: "}")]
+        return out
+    }
+
+    private static func writeMember(_ member: Member, to out: inout [UInt8]) {
+        writeQuoted(member.key, to: &out)
+        out.append(UInt8(ascii: ":"))
+        member.value.write(to: &out)
+    }
+
     private func write(to out: inout [UInt8]) {
         switch self {
         case .object(let members):
             out.append(UInt8(ascii: "{"))
             for (index, member) in members.enumerated() {
                 if index > 0 { out.append(UInt8(ascii: ",")) }
-                JSONValue.writeQuoted(member.key, to: &out)
-                out.append(UInt8(ascii: ":"))
-                member.value.write(to: &out)
+                JSONValue.writeMember(member, to: &out)
             }
             out.append(UInt8(ascii: "}"))
         case .array(let items):
@@ -118,7 +146,9 @@ public indirect enum JSONValue: Sendable, Hashable {
     /// The text with JSON string escapes, without the quotes: `"`, `\`,
     /// `\n`, `\r`, `\t`, and `\uXXXX` for other scalars that `needsEscape`
     /// picks (by default the C0 controls JSON requires).
-    public static func escaped(_ text: some StringProtocol, needsEscape: (Unicode.Scalar) -> Bool = { $0.value < 0x20 }) -> String {
+    public static func escaped(
+        _ text: some StringProtocol, needsEscape: (Unicode.Scalar) -> Bool = { $0.value < 0x20 }
+    ) -> String {
         var out = ""
         for scalar in text.unicodeScalars {
             switch scalar {

@@ -17,6 +17,11 @@ struct JournalDocument: Codable, Sendable {
     var workspace: JournalWorkspace?
 
     var isEmpty: Bool { tasks.isEmpty && (workspace?.isEmpty ?? true) }
+
+    /// Named: `JournalRecorder.document` writes these keys itself.
+    enum CodingKeys: String, CodingKey {
+        case version, command, pid, tasks, workspace
+    }
 }
 
 /// One unfinished task: its request, its place in a chain, and what its
@@ -58,11 +63,6 @@ struct JournalFile: Codable, Sendable, Equatable {
         self.snapshot = snapshot
     }
 
-    /// As Codable encodes it (see `FileSnapshot.encodedJSON`).
-    var encodedJSON: JSONValue {
-        .object([.init("path", .string(path)), .init("snapshot", snapshot.encodedJSON)])
-    }
-
     /// Why the file is not what was queued: gone, replaced, resized or
     /// rewritten; `nil` when it is the same. The name leads, the full path
     /// follows on a line of its own.
@@ -102,7 +102,9 @@ struct JournalWorkspace: Codable, Sendable, Equatable {
     init(target: Target, entries: [FormEntry], files: [StagedFile]) {
         self.target = target
         self.entries = entries
-        self.files = files.map { File(path: $0.path, field: $0.fieldName, filename: $0.filename, contentType: $0.contentType) }
+        self.files = files.map {
+            File(path: $0.path, field: $0.fieldName, filename: $0.filename, contentType: $0.contentType)
+        }
     }
 }
 

@@ -37,7 +37,10 @@ final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
     /// `report` is told, once, when the journal cannot be written. `target`,
     /// when given, is the thread the recorder shares with other monitors
     /// (its writes and fsyncs keep a queue of their own).
-    init(store: JournalStore, command: String, target: DispatchQueue? = nil, report: @escaping @Sendable (String) -> Void) {
+    init(
+        store: JournalStore, command: String, target: DispatchQueue? = nil,
+        report: @escaping @Sendable (String) -> Void
+    ) {
         self.queue = DispatchQueue(label: "hoist.journal", target: target)
         self.store = store
         self.command = command
@@ -210,24 +213,26 @@ final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
         }
     }
 
-    /// The whole journal, made from the tasks' JSON encoded when they were added.
+    /// The whole journal, with the tasks as they were written when added.
     private func document() -> (bytes: [UInt8], empty: Bool) {
-        var bytes = Array(#"{"version":\#(JournalDocument.currentVersion),"command":"\#(command)","pid":\#(getpid()),"workspace":"#.utf8)
-        bytes += workspace.flatMap { try? JSONValue(encoding: $0).compactJSONBytes } ?? Array("null".utf8)
-        bytes += Array(#","tasks":["#.utf8)
-        for (index, id) in tasks.keys.sorted().enumerated() {
-            if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            bytes += tasks[id]!
-        }
-        bytes += Array("]}\n".utf8)
-        return (bytes, tasks.isEmpty && workspace == nil)
+        typealias Key = JournalDocument.CodingKeys
+        let header: [JSONValue.Member] = [
+            .init(Key.version.stringValue, .number(String(JournalDocument.currentVersion))),
+            .init(Key.command.stringValue, .string(command)),
+            .init(Key.pid.stringValue, .number(String(getpid()))),
+            .init(Key.workspace.stringValue, workspace.flatMap { try? JSONValue(encoding: $0) } ?? .null),
+        ]
+        let tasks = self.tasks.keys.sorted().lazy.map { self.tasks[$0]! }
+        let bytes = JSONValue.compactJSONBytes(header, thenArrayAt: Key.tasks.stringValue, ofWritten: tasks)
+        return (bytes + [UInt8(ascii: "\n")], self.tasks.isEmpty && workspace == nil)
     }
 
     /// A task's JSON, as `JSONDecoder` reads it back into a `JournalTask`
     /// (the journal tests adopt what `hoist send` wrote). The tasks of one
-    /// batch differ in their bodies and labels only, so the rest of their
-    /// request is encoded once: compared with the last one, which for
-    /// copies of one request compares shared storage, not contents.
+    /// batch differ in their bodies, files and labels only, so the rest of
+    /// their request goes through the Encoder once: compared with the last
+    /// one, which for copies of one request compares shared storage, not
+    /// contents.
     private func encode(_ task: JournalTask) -> [UInt8] {
         var shell = task.request
         shell.body = .json([])
@@ -236,11 +241,12 @@ final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
             guard case .object(let members)? = try? JSONValue(encoding: shell) else { return [] }
             lastShell = (shell, members)
         }
-        guard let members = lastShell?.members, let body = task.request.body.encodedJSON else { return [] }
-        let files = JSONValue.array(task.files.map(\.encodedJSON))
+        typealias Key = JournalTask.CodingKeys
+        guard let members = lastShell?.members, let body = try? JSONValue(encoding: task.request.body),
+            let files = try? JSONValue(encoding: task.files)
+        else { return [] }
         var request = members.map { $0.key == "body" ? JSONValue.Member("body", body) : $0 }
         if let label = task.request.label { request.append(.init("label", .string(label))) }
-        typealias Key = JournalTask.CodingKeys
         var wrapper: [JSONValue.Member] = [.init(Key.id.stringValue, .number(String(task.id)))]
         if let after = task.after { wrapper.append(.init(Key.after.stringValue, .number(String(after)))) }
         wrapper.append(.init(Key.priority.stringValue, .number(String(task.priority.rawValue))))
