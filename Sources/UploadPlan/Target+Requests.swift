@@ -22,7 +22,9 @@ extension Target {
         let files = payload.files
         switch bodyKind {
         case .multipart:
-            return try multipartBodies(fields: fields, payload: payload).map { request(.multipart($0.form), label: $0.label) }
+            return try multipartBodies(fields: fields, payload: payload).map {
+                request(.multipart($0.form), label: $0.label)
+            }
         case .base64JSON:
             guard !files.isEmpty else { throw .needsFile(bodyKind) }
             var textFields = fields
@@ -60,7 +62,9 @@ extension Target {
     }
 
     /// One form, or one per file when files are sent a request each.
-    private func multipartBodies(fields: [FormField], payload: Payload) throws(PlanError) -> [(form: MultipartForm, label: String)] {
+    private func multipartBodies(fields: [FormField], payload: Payload) throws(PlanError) -> [(
+        form: MultipartForm, label: String
+    )] {
         let leading = fields.map { Part.text($0.name, $0.value) }
         let files = payload.files
         func form(withFile chosen: FileChoice?) -> MultipartForm {
@@ -69,7 +73,11 @@ extension Target {
                 switch item {
                 case .part(let part): parts.append(part)
                 case .files(let slot):
-                    if let chosen { parts += slot.filter { $0 == chosen }.prefix(1).map(\.part) } else { parts += slot.map(\.part) }
+                    if let chosen {
+                        parts += slot.filter { $0 == chosen }.prefix(1).map(\.part)
+                    } else {
+                        parts += slot.map(\.part)
+                    }
                 }
             }
             return MultipartForm(parts: parts)

@@ -93,7 +93,8 @@ public enum TargetValue {
 
     public static func retries(_ text: String) throws(TargetValueError) -> Int {
         guard let value = Int(trimmed(text[...])) else {
-            throw TargetValueError("\(quoted(text)) is not a number of retries: give a whole number from 0 to \(maxRetries)")
+            throw TargetValueError(
+                "\(quoted(text)) is not a number of retries: give a whole number from 0 to \(maxRetries)")
         }
         return try retries(value)
     }

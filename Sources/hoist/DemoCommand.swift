@@ -1,6 +1,6 @@
 import ArgumentParser
-import Foundation
 import FormData
+import Foundation
 import Glibc
 import Receiver
 import TerminalUI
@@ -17,10 +17,14 @@ struct DemoCommand: AsyncParsableCommand {
         abstract: "Open the UI against the embedded receiver, with sample files uploading."
     )
 
-    @Option(name: .customLong("large-size"), help: ArgumentHelp("Size of the large sample file in MiB.", valueName: "MiB"))
+    @Option(
+        name: .customLong("large-size"), help: ArgumentHelp("Size of the large sample file in MiB.", valueName: "MiB"))
     var largeSizeMiB: Int = 200
 
-    @Option(name: .customLong("read-rate"), help: ArgumentHelp("How fast the receiver reads each body, so progress can be watched (0: no limit).", valueName: "MiB/s"))
+    @Option(
+        name: .customLong("read-rate"),
+        help: ArgumentHelp(
+            "How fast the receiver reads each body, so progress can be watched (0: no limit).", valueName: "MiB/s"))
     var readRateMiB: Int = 40
 
     @Flag(name: .customLong("no-ui"), help: "Print progress rows instead of opening the UI.")
@@ -63,7 +67,10 @@ struct DemoCommand: AsyncParsableCommand {
 
     private func runWithoutUI(url: String, folder: SampleFiles.Folder) async -> ExitStatus {
         let kept = keep ? "" : " (removed at the end; --keep keeps them)"
-        writeOut(Array("Receiver: \(url)  (files are saved in \(folder.path)/received)\nSamples:  \(folder.path)\(kept)\n\n".utf8))
+        writeOut(
+            Array(
+                "Receiver: \(url)  (files are saved in \(folder.path)/received)\nSamples:  \(folder.path)\(kept)\n\n"
+                    .utf8))
         // The back of the ID card goes only after the front succeeded, as a verification API expects.
         var front = MultipartForm()
         front.append(parameters: ["user": ["id": 42, "side": "front"]])
@@ -74,8 +81,14 @@ struct DemoCommand: AsyncParsableCommand {
         let requests = [
             UploadRequest(url: url, body: .multipart(front), label: "身份证 正面.jpg"),
             UploadRequest(url: url, body: .multipart(back), label: "身份证 反面.jpg"),
-            UploadRequest(url: url, body: .multipart(MultipartForm(parts: [.file("artifact", path: folder.large)])), label: baseName(of: folder.large)),
-            UploadRequest(url: url, body: .base64JSON(Base64JSONBody(fileField: "image", path: folder.front, fields: [FormField("user", "42")])), label: "base64 json"),
+            UploadRequest(
+                url: url, body: .multipart(MultipartForm(parts: [.file("artifact", path: folder.large)])),
+                label: baseName(of: folder.large)),
+            UploadRequest(
+                url: url,
+                body: .base64JSON(
+                    Base64JSONBody(fileField: "image", path: folder.front, fields: [FormField("user", "42")])),
+                label: "base64 json"),
         ]
         let plan = SendPlan(requests: requests, after: [nil, 0, nil, nil], concurrency: 3)
         return await SendSession(plan: plan, output: .summary).run()
@@ -100,11 +113,14 @@ enum SampleFiles {
         }
         let path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         func jpeg(_ seed: UInt8) -> [UInt8] {
-            [0xFF, 0xD8, 0xFF, 0xE0] + (0..<180_000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ Int(seed)) } + [0xFF, 0xD9]
+            [0xFF, 0xD8, 0xFF, 0xE0] + (0..<180_000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ Int(seed)) } + [
+                0xFF, 0xD9,
+            ]
         }
         let front = try create(path + "/身份证 正面.jpg", jpeg(1))
         let back = try create(path + "/身份证 反面.jpg", jpeg(2))
-        let large = try random(path + "/build-artifact.tar.gz", mebibytes: max(1, largeSizeMiB), seed: 0x9E37_79B9_7F4A_7C15)
+        let large = try random(
+            path + "/build-artifact.tar.gz", mebibytes: max(1, largeSizeMiB), seed: 0x9E37_79B9_7F4A_7C15)
         let contract = try random(path + "/合同 contract-2026.pdf", mebibytes: 24, seed: 7)
         let photos = try random(path + "/photos 📷 2026.zip", mebibytes: 64, seed: 11)
         return Folder(path: path, front: front, back: back, large: large, others: [contract, photos])

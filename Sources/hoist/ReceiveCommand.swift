@@ -19,13 +19,19 @@ struct ReceiveCommand: AsyncParsableCommand {
     @Option(help: "Where received files are saved.")
     var dir: String = "./received"
 
-    @Option(name: .customLong("max-body"), help: ArgumentHelp("Answer 413 to bodies larger than this many bytes.", valueName: "bytes"))
+    @Option(
+        name: .customLong("max-body"),
+        help: ArgumentHelp("Answer 413 to bodies larger than this many bytes.", valueName: "bytes"))
     var maxBody: Int64?
 
-    @Option(name: .customLong("fail-first"), help: ArgumentHelp("Answer the first N requests with 503 and Retry-After.", valueName: "N"))
+    @Option(
+        name: .customLong("fail-first"),
+        help: ArgumentHelp("Answer the first N requests with 503 and Retry-After.", valueName: "N"))
     var failFirst: Int = 0
 
-    @Option(name: .customLong("read-rate"), help: ArgumentHelp("Read request bodies at most this fast, to watch progress.", valueName: "bytes/s"))
+    @Option(
+        name: .customLong("read-rate"),
+        help: ArgumentHelp("Read request bodies at most this fast, to watch progress.", valueName: "bytes/s"))
     var readRate: Int?
 
     func run() async throws {

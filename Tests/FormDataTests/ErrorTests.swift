@@ -1,6 +1,6 @@
 import FormData
-import TestSupport
 import Glibc
+import TestSupport
 import Testing
 
 /// Bad input is refused before any byte is produced, with a message that
@@ -31,8 +31,9 @@ import Testing
         #expect(throws: FormDataError.isDirectory(field: "album", path: path)) {
             try MultipartForm(parts: [.stream("album", from: .path(path))]).makeBody()
         }
-        #expect(FormDataError.isDirectory(field: "album", path: "photos").description
-            == "is a directory, not a file: photos (field \"album\")")
+        #expect(
+            FormDataError.isDirectory(field: "album", path: "photos").description
+                == "is a directory, not a file: photos (field \"album\")")
     }
 
     @Test func permissionDenied() throws {
@@ -45,7 +46,9 @@ import Testing
         asUnprivilegedUser {
             #expect(throws: FormDataError.permissionDenied(field: "key", path: path)) { try text.makeBody() }
         }
-        #expect(FormDataError.permissionDenied(field: "key", path: "k").description.hasPrefix("permission denied: k (field \"key\")"))
+        #expect(
+            FormDataError.permissionDenied(field: "key", path: "k").description.hasPrefix(
+                "permission denied: k (field \"key\")"))
     }
 
     @Test func fifoIsRefusedAsAFileButAllowedAsAStream() throws {
@@ -56,8 +59,9 @@ import Testing
         }
         let body = try MultipartForm(parts: [.stream("log", from: .path(path), filename: "log.txt")]).makeBody()
         #expect(body.contentLength == nil)
-        #expect(FormDataError.notRegularFile(field: "log", path: "p", kind: "a FIFO").description
-            == "not a regular file: p is a FIFO (field \"log\"); send it as a stream of unknown length instead")
+        #expect(
+            FormDataError.notRegularFile(field: "log", path: "p", kind: "a FIFO").description
+                == "not a regular file: p is a FIFO (field \"log\"); send it as a stream of unknown length instead")
     }
 
     @Test func characterDeviceIsNotARegularFile() {
@@ -117,7 +121,8 @@ import Testing
     }
 
     @Test func inMemoryLimit() throws {
-        let body = try MultipartForm(parts: [.data("f", [UInt8](repeating: 7, count: 2000), filename: "a.bin")]).makeBody()
+        let body = try MultipartForm(parts: [.data("f", [UInt8](repeating: 7, count: 2000), filename: "a.bin")])
+            .makeBody()
         #expect(throws: FormDataError.tooLargeForMemory(limit: 1000)) { try body.data(limit: 1000) }
         #expect(try body.data(limit: 4000).count == Int(body.contentLength!))
     }

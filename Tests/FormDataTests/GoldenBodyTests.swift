@@ -8,7 +8,8 @@ import Testing
 
     @Test func singleTextField() throws {
         let form = MultipartForm(boundary: boundary, parts: [.text("greeting", "hello")])
-        let expected = "--XyZ\r\n"
+        let expected =
+            "--XyZ\r\n"
             + "Content-Disposition: form-data; name=\"greeting\"\r\n"
             + "\r\n"
             + "hello\r\n"
@@ -22,11 +23,14 @@ import Testing
     @Test func fileWithCJKNameTypeAndExtraHeadersInOrder() throws {
         let dir = TemporaryDirectory()
         let path = dir.file("身份证正面.jpg", text: "JPEG")
-        let form = MultipartForm(boundary: boundary, parts: [
-            .text("user", "42"),
-            .file("front", path: path, headers: [HeaderField("X-Trace", "1"), HeaderField("X-Side", "front")]),
-        ])
-        let expected = "--XyZ\r\n"
+        let form = MultipartForm(
+            boundary: boundary,
+            parts: [
+                .text("user", "42"),
+                .file("front", path: path, headers: [HeaderField("X-Trace", "1"), HeaderField("X-Side", "front")]),
+            ])
+        let expected =
+            "--XyZ\r\n"
             + "Content-Disposition: form-data; name=\"user\"\r\n"
             + "\r\n"
             + "42\r\n"
@@ -44,10 +48,13 @@ import Testing
     }
 
     @Test func namesAndFilenamesAreWHATWGEscaped() throws {
-        let form = MultipartForm(boundary: boundary, parts: [
-            .data("a\"b\r\nc", [0x41], filename: "x\"y\nz;.txt")
-        ])
-        let expected = "--XyZ\r\n"
+        let form = MultipartForm(
+            boundary: boundary,
+            parts: [
+                .data("a\"b\r\nc", [0x41], filename: "x\"y\nz;.txt")
+            ])
+        let expected =
+            "--XyZ\r\n"
             + "Content-Disposition: form-data; name=\"a%22b%0D%0Ac\"; filename=\"x%22y%0Az;.txt\"\r\n"
             + "Content-Type: text/plain\r\n"
             + "\r\n"
@@ -60,7 +67,8 @@ import Testing
         let dir = TemporaryDirectory()
         let path = dir.file("note.json", text: "{\"a\":1}")
         let form = MultipartForm(boundary: boundary, parts: [.fileAsText("meta", path: path)])
-        let expected = "--XyZ\r\n"
+        let expected =
+            "--XyZ\r\n"
             + "Content-Disposition: form-data; name=\"meta\"\r\n"
             + "\r\n"
             + "{\"a\":1}\r\n"
@@ -71,12 +79,15 @@ import Testing
     @Test func explicitTypeAndFilenameOverrideTheDefaults() throws {
         let dir = TemporaryDirectory()
         let path = dir.file("scan.bin", text: "%PDF")
-        let form = MultipartForm(boundary: boundary, parts: [
-            .file("doc", path: path, filename: "report.pdf"),
-            .file("raw", path: path, contentType: "application/x-scan"),
-            .file("hdr", path: path, headers: [HeaderField("content-type", "image/x-custom")]),
-        ])
-        let expected = "--XyZ\r\n"
+        let form = MultipartForm(
+            boundary: boundary,
+            parts: [
+                .file("doc", path: path, filename: "report.pdf"),
+                .file("raw", path: path, contentType: "application/x-scan"),
+                .file("hdr", path: path, headers: [HeaderField("content-type", "image/x-custom")]),
+            ])
+        let expected =
+            "--XyZ\r\n"
             + "Content-Disposition: form-data; name=\"doc\"; filename=\"report.pdf\"\r\n"
             + "Content-Type: application/pdf\r\n\r\n%PDF\r\n"
             + "--XyZ\r\n"
@@ -93,7 +104,10 @@ import Testing
         let dir = TemporaryDirectory()
         let path = dir.file("blob.zzzunknown", [0, 1])
         let form = MultipartForm(boundary: boundary, parts: [.file("f", path: path)])
-        let expected = Array("--XyZ\r\nContent-Disposition: form-data; name=\"f\"; filename=\"blob.zzzunknown\"\r\nContent-Type: application/octet-stream\r\n\r\n".utf8)
+        let expected =
+            Array(
+                "--XyZ\r\nContent-Disposition: form-data; name=\"f\"; filename=\"blob.zzzunknown\"\r\nContent-Type: application/octet-stream\r\n\r\n"
+                    .utf8)
             + [0, 1] + Array("\r\n--XyZ--\r\n".utf8)
         #expect(try form.makeBody().bytes() == expected)
     }
@@ -122,10 +136,12 @@ import Testing
     }
 
     @Test func duplicateNamesAreKeptInOrder() throws {
-        let form = MultipartForm(boundary: boundary, parts: [
-            .data("userfile[]", Array("one".utf8), filename: "1.txt"),
-            .data("userfile[]", Array("two".utf8), filename: "2.txt"),
-        ])
+        let form = MultipartForm(
+            boundary: boundary,
+            parts: [
+                .data("userfile[]", Array("one".utf8), filename: "1.txt"),
+                .data("userfile[]", Array("two".utf8), filename: "2.txt"),
+            ])
         let parts = try parseMultipart(try form.makeBody().bytes(), boundary: "XyZ")
         #expect(parts.map(\.name) == ["userfile[]", "userfile[]"])
         #expect(parts.map(\.text) == ["one", "two"])

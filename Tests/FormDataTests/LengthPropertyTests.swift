@@ -5,7 +5,9 @@ import Testing
 /// Over many random forms, the announced Content-Length equals the bytes
 /// produced, whatever the read sizes, and the parts parse back unchanged.
 @Suite struct LengthPropertyTests {
-    static let nameAlphabet: [String] = ["a", "Z", "9", "\"", "\r", "\n", ";", "\\", "=", " ", "%", "身", "份", "🚀", "é", "[", "]", "-"]
+    static let nameAlphabet: [String] = [
+        "a", "Z", "9", "\"", "\r", "\n", ";", "\\", "=", " ", "%", "身", "份", "🚀", "é", "[", "]", "-",
+    ]
 
     static func randomName(using generator: inout SeededGenerator) -> String {
         let length = Int.random(in: 0...12, using: &generator)
@@ -37,7 +39,11 @@ import Testing
             let name = Self.randomName(using: &generator)
             let bytes = randomBytes(Self.randomSize(using: &generator), using: &generator)
             let headers = (0..<Int.random(in: 0...2, using: &generator)).map {
-                HeaderField("X-H\($0)", String(String.UnicodeScalarView(Self.randomName(using: &generator).unicodeScalars.filter { $0 != "\r" && $0 != "\n" })))
+                HeaderField(
+                    "X-H\($0)",
+                    String(
+                        String.UnicodeScalarView(
+                            Self.randomName(using: &generator).unicodeScalars.filter { $0 != "\r" && $0 != "\n" })))
             }
             switch Int.random(in: 0..<4, using: &generator) {
             case 0:
@@ -62,7 +68,8 @@ import Testing
         let length = try #require(body.contentLength)
 
         let reader = body.makeReader()
-        let bufferSize = (length < 50_000 ? [1, 3, 64, 1000] : [17, 4096, 65536, 1 << 20]).randomElement(using: &generator)!
+        let bufferSize = (length < 50_000 ? [1, 3, 64, 1000] : [17, 4096, 65536, 1 << 20]).randomElement(
+            using: &generator)!
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bufferSize, alignment: 16)
         defer { buffer.deallocate() }
         var produced: [UInt8] = []
@@ -80,7 +87,8 @@ import Testing
             #expect(produced == Array("--\(form.boundary.value)--\r\n".utf8))
             return
         }
-        let parts = try parseMultipart(produced, boundary: form.boundary.value, sliceSize: Int.random(in: 64...8192, using: &generator))
+        let parts = try parseMultipart(
+            produced, boundary: form.boundary.value, sliceSize: Int.random(in: 64...8192, using: &generator))
         #expect(parts.count == expected.count, "seed \(seed)")
         for (part, want) in zip(parts, expected) {
             #expect(part.name == want.name, "seed \(seed)")

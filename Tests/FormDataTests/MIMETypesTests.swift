@@ -1,6 +1,7 @@
-@testable import FormData
 import TestSupport
 import Testing
+
+@testable import FormData
 
 @Suite struct MIMETypesTests {
     @Test(arguments: [
@@ -8,8 +9,11 @@ import Testing
         ("clip.mp4", "video/mp4"), ("song.mp3", "audio/mpeg"), ("doc.pdf", "application/pdf"),
         ("data.json", "application/json"), ("feed.xml", "application/xml"), ("t.csv", "text/csv"),
         ("app.wasm", "application/wasm"), ("src.tar.gz", "application/gzip"), ("a.zip", "application/zip"),
-        ("notes.txt", "text/plain"), ("page.html", "text/html"), ("sheet.xlsx",
-        "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"), ("pic.webp", "image/webp"),
+        ("notes.txt", "text/plain"), ("page.html", "text/html"),
+        (
+            "sheet.xlsx",
+            "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+        ), ("pic.webp", "image/webp"),
         ("pic.heic", "image/heic"), ("/some/dir.d/身份证 正面.jpg", "image/jpeg"),
     ])
     func builtInTypes(_ filename: String, _ type: String) {
@@ -31,14 +35,16 @@ import Testing
 
     @Test func systemFileIsMergedWithBuiltInWinning() throws {
         let dir = TemporaryDirectory()
-        let path = dir.file("mime.types", text: """
-            # comment line
-            application/x-made-up\tmadeup mup
-            image/x-wrong-jpeg   jpg   # a conflicting entry
-            text/x-empty-line-follows
+        let path = dir.file(
+            "mime.types",
+            text: """
+                # comment line
+                application/x-made-up\tmadeup mup
+                image/x-wrong-jpeg   jpg   # a conflicting entry
+                text/x-empty-line-follows
 
-            application/x-second madeup
-            """)
+                application/x-second madeup
+                """)
         let table = MIMETypes.systemTable(path: path)
         #expect(table["madeup"] == "application/x-made-up")
         #expect(table["mup"] == "application/x-made-up")

@@ -1,6 +1,6 @@
 import FormData
-import TestSupport
 import Foundation
+import TestSupport
 import Testing
 
 /// The non-multipart encoders: urlencoded, raw file, JSON, base64 inside JSON.
@@ -8,16 +8,21 @@ import Testing
     let dir = TemporaryDirectory()
 
     @Test func urlencodedLikeBrowsers() throws {
-        let form = URLEncodedForm(fields: [FormField("name", "Zoë & co"), FormField("q", "a+b=c/d*-._~"), FormField("empty", "")])
+        let form = URLEncodedForm(fields: [
+            FormField("name", "Zoë & co"), FormField("q", "a+b=c/d*-._~"), FormField("empty", ""),
+        ])
         let body = form.makeBody()
         #expect(body.contentType == "application/x-www-form-urlencoded")
-        #expect(String(decoding: try body.bytes(), as: UTF8.self) == "name=Zo%C3%AB+%26+co&q=a%2Bb%3Dc%2Fd*-._%7E&empty=")
+        #expect(
+            String(decoding: try body.bytes(), as: UTF8.self) == "name=Zo%C3%AB+%26+co&q=a%2Bb%3Dc%2Fd*-._%7E&empty=")
         #expect(body.contentLength == Int64(try body.bytes().count))
     }
 
     @Test func urlencodedNestedParameters() throws {
         let body = URLEncodedForm(parameters: ["user": ["name": "a", "tags": ["x", "y"]]]).makeBody()
-        #expect(String(decoding: try body.bytes(), as: UTF8.self) == "user%5Bname%5D=a&user%5Btags%5D%5B%5D=x&user%5Btags%5D%5B%5D=y")
+        #expect(
+            String(decoding: try body.bytes(), as: UTF8.self)
+                == "user%5Bname%5D=a&user%5Btags%5D%5B%5D=x&user%5Btags%5D%5B%5D=y")
     }
 
     @Test func rawFileIsTheWholeBodyWithItsType() throws {
@@ -36,7 +41,8 @@ import Testing
         var generator = SeededGenerator(state: UInt64(size) + 3)
         let bytes = randomBytes(size, using: &generator)
         let path = dir.file("身份证 正面.JPG", bytes)
-        let request = Base64JSONBody(fileField: "image", path: path, fields: [FormField("user", "42"), FormField("note", "a \"quoted\"\nline")])
+        let request = Base64JSONBody(
+            fileField: "image", path: path, fields: [FormField("user", "42"), FormField("note", "a \"quoted\"\nline")])
         let body = try request.makeBody()
         #expect(body.contentType == "application/json")
         let produced = try body.bytes()

@@ -70,7 +70,8 @@ import Testing
     @Test func textThatLooksLikeABoundary() throws {
         let form = MultipartForm()
         let b = form.boundary.value
-        let sneaky = "\r\n--\r\n--hoist-00000000000000000000000000000000\r\n--\(b.dropLast())\r\n--\(b.dropLast())--\r\n--"
+        let sneaky =
+            "\r\n--\r\n--hoist-00000000000000000000000000000000\r\n--\(b.dropLast())\r\n--\(b.dropLast())--\r\n--"
         var withParts = form
         withParts.append(.text("sneaky", sneaky))
         withParts.append(.text("after", "ok"))
@@ -126,17 +127,18 @@ import Testing
         ])
         let parts = try parseMultipart(try form.makeBody().bytes(), boundary: form.boundary.value)
         let pairs = parts.map { "\($0.name ?? "?")=\($0.text)" }
-        #expect(pairs == [
-            "active=true",
-            "matrix[][k]=v",
-            "none=",
-            "ratio=1.5",
-            "user[address][city]=Berlin",
-            "user[address][zip]=10115",
-            "user[name]=a",
-            "user[tags][]=x",
-            "user[tags][]=y",
-        ])
+        #expect(
+            pairs == [
+                "active=true",
+                "matrix[][k]=v",
+                "none=",
+                "ratio=1.5",
+                "user[address][city]=Berlin",
+                "user[address][zip]=10115",
+                "user[name]=a",
+                "user[tags][]=x",
+                "user[tags][]=y",
+            ])
         #expect(parts.allSatisfy { $0.contentType == nil && $0.filename == nil })
     }
 

@@ -1,7 +1,7 @@
 import FormData
-import TestSupport
 import Foundation
 import Glibc
+import TestSupport
 import Testing
 
 /// The body as a stream: bounded buffers, file regions, unknown-length
@@ -71,7 +71,10 @@ import Testing
         let written = try body.write(toFile: out)
         #expect(written == body.contentLength)
         let onDisk = try MultipartForm(parts: [.file("x", path: out)]).makeBody().segments
-        guard case .file(let region) = onDisk[1] else { Issue.record("no region"); return }
+        guard case .file(let region) = onDisk[1] else {
+            Issue.record("no region")
+            return
+        }
         #expect(region.length == body.contentLength)
         let fd = open(out, O_RDONLY)
         defer { close(fd) }
@@ -105,7 +108,8 @@ import Testing
         payload.withUnsafeBytes { _ = write(fds[1], $0.baseAddress, $0.count) }
         close(fds[1])
         let form = MultipartForm(parts: [.stream("s", from: .fileDescriptor(fds[0]))])
-        let parts = try parseMultipart(try drain(form.makeBody().makeReader(), bufferSize: 7), boundary: form.boundary.value)
+        let parts = try parseMultipart(
+            try drain(form.makeBody().makeReader(), bufferSize: 7), boundary: form.boundary.value)
         #expect(parts.map(\.text) == ["streamed from a pipe"])
         #expect(parts[0].contentType == nil)
         #expect(fcntl(fds[0], F_GETFD) != -1, "the caller's descriptor must stay open")
@@ -137,14 +141,16 @@ import Testing
         let path = dir.file("shrink.bin", [UInt8](repeating: 1, count: 100_000))
         let body = try MultipartForm(parts: [.file("f", path: path)]).makeBody()
         #expect(truncate(path, 10) == 0)
-        try expectFileChanged(body, path: path, detail: "its size was 100000 bytes when the upload was prepared and is now 10 bytes")
+        try expectFileChanged(
+            body, path: path, detail: "its size was 100000 bytes when the upload was prepared and is now 10 bytes")
     }
 
     @Test func fileThatGrowsFailsInsteadOfSendingAPaddedOrCutBody() throws {
         let path = dir.file("grow.bin", [UInt8](repeating: 1, count: 50_000))
         let body = try MultipartForm(parts: [.file("f", path: path)]).makeBody()
         #expect(truncate(path, 60_000) == 0)
-        try expectFileChanged(body, path: path, detail: "its size was 50000 bytes when the upload was prepared and is now 60000 bytes")
+        try expectFileChanged(
+            body, path: path, detail: "its size was 50000 bytes when the upload was prepared and is now 60000 bytes")
     }
 
     @Test func fileThatShrinksWhileBeingReadFails() throws {
@@ -155,9 +161,10 @@ import Testing
         defer { buffer.deallocate() }
         _ = try reader.read(into: buffer)
         #expect(truncate(path, 60_000) == 0)
-        #expect(throws: FormDataError.fileChanged(
-            field: "f", path: path,
-            detail: "its size was 200000 bytes when the upload was prepared and is now 60000 bytes")
+        #expect(
+            throws: FormDataError.fileChanged(
+                field: "f", path: path,
+                detail: "its size was 200000 bytes when the upload was prepared and is now 60000 bytes")
         ) {
             while try reader.read(into: buffer) > 0 {}
         }

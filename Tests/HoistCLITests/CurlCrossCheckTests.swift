@@ -32,7 +32,8 @@ import Testing
             let url = receiver.baseURL + "/upload"
             let curl = try await run("/usr/bin/curl", ["-s", "-S", url] + arguments, directory: dir.path)
             #expect(curl.status == 0, "curl: \(curl.stderr)")
-            let mine = try await run(hoistBinary, ["send", url, "-s"] + arguments, directory: dir.path, environment: hoistEnvironment())
+            let mine = try await run(
+                hoistBinary, ["send", url, "-s"] + arguments, directory: dir.path, environment: hoistEnvironment())
             #expect(mine.status == 0, "hoist: \(mine.stderr)")
             let fromCurl = try decode(curl.stdout)
             let fromHoist = try decode(mine.stdout)

@@ -235,7 +235,7 @@ import Testing
         #""idle":[1,11553255926290448384]},"retry":{"maxRetries":2,"baseDelay":[0,500000000000000000],"#,
         #""maxDelay":[1,11553255926290448384],"maxRetryAfter":[16,4852094820647174144],"retryableStatuses":[503,"#,
         #"504,408,429,500,502]},"success":{"expectations":[]},"label":"scan 扫描.bin"},"files":[{"path":"@PATH@","#,
-        #""snapshot":{@SNAPSHOT@}}]}]}"#
+        #""snapshot":{@SNAPSHOT@}}]}]}"#,
     ].joined()
 
     @Test func aJournalWrittenInTheEarlierFormatIsAdoptedAndResumed() async throws {

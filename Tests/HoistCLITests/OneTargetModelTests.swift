@@ -111,7 +111,8 @@ struct OneTargetModelTests {
         let expected = try normalized(fromProfile.requests)
         #expect(expected.count == 1)
         #expect(expected.first?.method == .put)
-        #expect(expected.first?.timeouts == Timeouts(connect: .milliseconds(2500), idle: .seconds(7), total: .seconds(120)))
+        #expect(
+            expected.first?.timeouts == Timeouts(connect: .milliseconds(2500), idle: .seconds(7), total: .seconds(120)))
         #expect(try normalized(fromFlags.requests) == expected)
         #expect(try normalized(fromUI) == expected)
     }
@@ -126,7 +127,10 @@ struct OneTargetModelTests {
         #expect(request.url == "https://api.example.com/ocr" && request.method == .put)
         #expect(request.retry.maxRetries == 0)
         #expect(request.headers == [HeaderField("x-trace", "mine")])
-        guard case .multipart(let form) = request.body else { Issue.record("multipart"); return }
+        guard case .multipart(let form) = request.body else {
+            Issue.record("multipart")
+            return
+        }
         #expect(form.parts.map(\.name) == ["user_id", "a"])
     }
 
@@ -146,17 +150,27 @@ struct OneTargetModelTests {
     }
 
     /// One bad value of each kind, as a profile key, an option and a UI row.
-    @Test(arguments: [
-        ("method = \"GET\"", ["-X", "GET"], nil, "\"GET\" is not an upload method: use POST, PUT or PATCH"),
-        ("retries = 101", ["--retries", "101"], ("Retries", "101"), "101 is not a number of retries: give a whole number from 0 to 100"),
-        ("timeout = -1", ["--timeout=-1"], ("Timeout", "-1"),
-         "-1 is not a duration: give seconds above 0, e.g. 30 or 2.5"),
-        ("idle_timeout = 0", ["--idle-timeout=0"], ("Idle", "0"),
-         "0 is not a duration: give seconds above 0, e.g. 30 or 2.5"),
-        ("expect = [\"=0000\"]", ["--expect", "=0000"], ("Expect", "=0000"),
-         "\"=0000\" is not an expectation: expected key.path=value"),
-        ("url = \"ftp://x/y\"", ["ftp://x/y"], ("URL", "ftp://x/y"), nil),
-    ] as [(String, [String], (String, String)?, String?)])
+    @Test(
+        arguments: [
+            ("method = \"GET\"", ["-X", "GET"], nil, "\"GET\" is not an upload method: use POST, PUT or PATCH"),
+            (
+                "retries = 101", ["--retries", "101"], ("Retries", "101"),
+                "101 is not a number of retries: give a whole number from 0 to 100"
+            ),
+            (
+                "timeout = -1", ["--timeout=-1"], ("Timeout", "-1"),
+                "-1 is not a duration: give seconds above 0, e.g. 30 or 2.5"
+            ),
+            (
+                "idle_timeout = 0", ["--idle-timeout=0"], ("Idle", "0"),
+                "0 is not a duration: give seconds above 0, e.g. 30 or 2.5"
+            ),
+            (
+                "expect = [\"=0000\"]", ["--expect", "=0000"], ("Expect", "=0000"),
+                "\"=0000\" is not an expectation: expected key.path=value"
+            ),
+            ("url = \"ftp://x/y\"", ["ftp://x/y"], ("URL", "ftp://x/y"), nil),
+        ] as [(String, [String], (String, String)?, String?)])
     func aBadValueIsRefusedInTheSameWordsEverywhere(
         key: String, option: [String], row: (String, String)?, message: String?
     ) throws {
@@ -179,7 +193,8 @@ struct OneTargetModelTests {
             #expect("\(error)".contains(expected), "profile: \(error)")
         }
         do {
-            _ = try SendPlan(command: SendCommand.parse((givesURL ? [] : ["https://a.example/x"]) + ["-F", "a=b"] + option))
+            _ = try SendPlan(
+                command: SendCommand.parse((givesURL ? [] : ["https://a.example/x"]) + ["-F", "a=b"] + option))
             Issue.record("command line took \(option)")
         } catch {
             let text = SendCommand.fullMessage(for: error)
@@ -200,7 +215,8 @@ struct OneTargetModelTests {
         let expected = "\"X Trace\" is not a header name: use letters, digits and !#$%&'*+-.^_`|~ only"
         do {
             _ = try profile(
-                "[bad]\nurl = \"https://a.example/x\"\n[[bad.headers]]\nname = \"X Trace\"\nvalue = \"1\"\n", in: directory)
+                "[bad]\nurl = \"https://a.example/x\"\n[[bad.headers]]\nname = \"X Trace\"\nvalue = \"1\"\n",
+                in: directory)
             Issue.record("profile took the header")
         } catch {
             #expect("\(error)" == "profile \"bad\": headers[0]: \(expected)")

@@ -20,7 +20,9 @@ import Testing
         var contents: String { (try? String(contentsOfFile: file, encoding: .utf8)) ?? "" }
     }
 
-    func hoist(_ arguments: [String], config: Config, environment extra: [String: String] = [:]) async throws -> RunResult {
+    func hoist(_ arguments: [String], config: Config, environment extra: [String: String] = [:]) async throws
+        -> RunResult
+    {
         var environment = ProcessInfo.processInfo.environment
         environment["HOME"] = config.directory.path
         environment["XDG_CONFIG_HOME"] = config.directory.path
@@ -32,7 +34,8 @@ import Testing
 
     @Test func environmentVariablesAreExpandedAndTheProfilesURLIsUsed() async throws {
         try await withReceiver { receiver, _ in
-            let config = Config(#"""
+            let config = Config(
+                #"""
                 [verify]
                 url = "${HOIST_TEST_BASE}/upload"
                 [[verify.fields]]
@@ -51,15 +54,17 @@ import Testing
             #expect(result.status == 0, "\(result.stderr)")
             let upload = try decode(result.stdout)
             #expect(upload.path == "/upload")
-            #expect(upload.fields.map { "\($0.name)=\($0.value)" } == [
-                "user_id=42", "note=${HOME} costs $5 for 42", "extra=from the command line",
-            ])
+            #expect(
+                upload.fields.map { "\($0.name)=\($0.value)" } == [
+                    "user_id=42", "note=${HOME} costs $5 for 42", "extra=from the command line",
+                ])
             #expect(result.stderr.contains("> X-Client: hoist/42"), "\(result.stderr)")
         }
     }
 
     @Test func anUnsetVariableIsBadInputNamingProfileKeyAndVariable() async throws {
-        let config = Config(#"""
+        let config = Config(
+            #"""
             [verify]
             url = "http://127.0.0.1:9/upload"
             [[verify.headers]]
@@ -77,7 +82,8 @@ import Testing
         #expect(result.status == 2)
         #expect(result.stderr.contains(message), "\(result.stderr)")
         // Set but empty is set: the variable was given on purpose.
-        result = try await hoist(["tui", "--profile", "verify"], config: config, environment: ["HOIST_TEST_API_TOKEN": ""])
+        result = try await hoist(
+            ["tui", "--profile", "verify"], config: config, environment: ["HOIST_TEST_API_TOKEN": ""])
         #expect(result.stderr.contains("needs a terminal"), "\(result.stderr)")
         result = try await hoist(["send", "--profile", "odd", "-F", "a=b"], config: config)
         #expect(result.status == 2)
@@ -86,7 +92,8 @@ import Testing
 
     @Test func secretProfileValuesArriveButAreNeverPrinted() async throws {
         try await withReceiver { receiver, _ in
-            let config = Config(#"""
+            let config = Config(
+                #"""
                 [verify]
                 url = "\#(receiver.baseURL)/upload"
                 [[verify.fields]]
@@ -106,7 +113,8 @@ import Testing
                 """#)
             let secrets = ["80924711", "sig-5550123", "c00kie-value"]
             var result = try await hoist(
-                ["send", "--profile", "verify", "-s", "-v"], config: config, environment: ["HOIST_TEST_PIN": "80924711"])
+                ["send", "--profile", "verify", "-s", "-v"], config: config, environment: ["HOIST_TEST_PIN": "80924711"]
+            )
             #expect(result.status == 0, "\(result.stderr)")
             #expect(try decode(result.stdout).fields.map { "\($0.name)=\($0.value)" } == ["pin=80924711", "user=bob"])
             for secret in secrets {
@@ -116,7 +124,8 @@ import Testing
             #expect(result.stderr.contains("X-Signature: ••••••"), "\(result.stderr)")
             #expect(result.stderr.contains(#""user" = "bob""#), "\(result.stderr)")
             // Nor the history, though the receiver echoed the fields back.
-            let history = try #require(FileManager.default.contents(atPath: config.directory.path + "/state/hoist/history.jsonl"))
+            let history = try #require(
+                FileManager.default.contents(atPath: config.directory.path + "/state/hoist/history.jsonl"))
             for secret in secrets {
                 #expect(!String(decoding: history, as: UTF8.self).contains(secret), "\(secret) is in the history")
             }
@@ -124,7 +133,10 @@ import Testing
 
             // A failed upload's error neither.
             result = try await hoist(
-                ["send", "http://127.0.0.1:9/upload", "--profile", "verify", "-s", "-v", "--retries", "0", "--connect-timeout", "2"],
+                [
+                    "send", "http://127.0.0.1:9/upload", "--profile", "verify", "-s", "-v", "--retries", "0",
+                    "--connect-timeout", "2",
+                ],
                 config: config, environment: ["HOIST_TEST_PIN": "80924711"])
             #expect(result.status == 1, "\(result.stderr)")
             for secret in secrets {
@@ -135,12 +147,24 @@ import Testing
 
     @Test(arguments: [
         ("[verify]\nretires = 3\n", "verify.retires: unknown key (did you mean retries?)"),
-        ("[verify]\n[[verify.fields]]\nname = \"a\"\nvalue = \"b\"\nsecert = true\n", "verify.fields[0].secert: unknown key (did you mean secret?)"),
+        (
+            "[verify]\n[[verify.fields]]\nname = \"a\"\nvalue = \"b\"\nsecert = true\n",
+            "verify.fields[0].secert: unknown key (did you mean secret?)"
+        ),
         ("[verify]\nwhatever = 1\n", "verify.whatever: unknown key (use one of url, method"),
         ("[verify]\ntimeout = \"long\"\n", "verify.timeout: expected a number"),
-        ("[verify]\ntimeout = 0\n", #"profile "verify": timeout: 0 is not a duration: give seconds above 0, e.g. 30 or 2.5"#),
-        ("[verify]\nretries = -1\n", #"profile "verify": retries: -1 is not a number of retries: give a whole number from 0 to 100"#),
-        ("[verify]\n[[verify.fields]]\nname = \"a\"\nvalue = \"b\"\nsecret = \"yes\"\n", "verify.fields[0].secret: expected true or false"),
+        (
+            "[verify]\ntimeout = 0\n",
+            #"profile "verify": timeout: 0 is not a duration: give seconds above 0, e.g. 30 or 2.5"#
+        ),
+        (
+            "[verify]\nretries = -1\n",
+            #"profile "verify": retries: -1 is not a number of retries: give a whole number from 0 to 100"#
+        ),
+        (
+            "[verify]\n[[verify.fields]]\nname = \"a\"\nvalue = \"b\"\nsecret = \"yes\"\n",
+            "verify.fields[0].secret: expected true or false"
+        ),
         ("[verify]\nurl = \"http://x\"\nretries = \n", "hoist/profiles.toml:3:"),
         ("[verify]\nurl = \"http://x\"\n[verify]\n", "hoist/profiles.toml:3:"),
         ("\u{FF}\u{FE}[verify\n", "hoist/profiles.toml:1:"),
@@ -158,7 +182,8 @@ import Testing
 
     @Test func commandLineOptionsOverrideTheProfile() async throws {
         try await withReceiver { receiver, _ in
-            let config = Config(#"""
+            let config = Config(
+                #"""
                 [verify]
                 url = "http://127.0.0.1:9/never"
                 method = "PUT"
@@ -210,7 +235,8 @@ import Testing
         result = try await hoist(["send", "-F", "a=b"], config: config)
         #expect(result.status == 2)
         #expect(result.stderr.contains("no URL"), "\(result.stderr)")
-        result = try await hoist(["send", "http://127.0.0.1:9/", "--profile", "nourl", "-T", "/etc/hostname"], config: config)
+        result = try await hoist(
+            ["send", "http://127.0.0.1:9/", "--profile", "nourl", "-T", "/etc/hostname"], config: config)
         #expect(result.status == 2)
         #expect(result.stderr.contains(#"profile "nourl" has fields (a), which -T cannot send"#), "\(result.stderr)")
     }

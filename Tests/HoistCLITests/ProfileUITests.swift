@@ -31,7 +31,8 @@ import Testing
     @Test func pickALoadSaveAsAndSendWithTheSavedProfile() async throws {
         try await withReceiver { receiver, _ in
             let home = TemporaryDirectory()
-            _ = home.directory(".config"); _ = home.directory(".config/hoist")
+            _ = home.directory(".config")
+            _ = home.directory(".config/hoist")
             let file = home.file(".config/hoist/profiles.toml", text: Self.original)
             let environment = "BASE=\(receiver.baseURL) HOIST_TOKEN=tok-s3cr3t"
             let tmux = try await Self.startUI(home, environment: environment)
@@ -39,12 +40,16 @@ import Testing
 
             // O lists the profile as written: no expanded URL, no token.
             try await tmux.press("O")
-            var screen = try await tmux.waitFor("the picker") { $0.text.contains("Profiles") && $0.text.contains("verify") }
+            var screen = try await tmux.waitFor("the picker") {
+                $0.text.contains("Profiles") && $0.text.contains("verify")
+            }
             #expect(screen.text.contains("${BASE}/upload"))
             #expect(screen.text.contains("header  Authorization"))
             #expect(!screen.text.contains("tok-s3cr3t"))
             try await tmux.press("Enter")
-            screen = try await tmux.waitFor("the profile loaded") { $0.text.contains("profile verify:") && $0.text.contains("user_id = 42") }
+            screen = try await tmux.waitFor("the profile loaded") {
+                $0.text.contains("profile verify:") && $0.text.contains("user_id = 42")
+            }
             #expect(screen.text.contains(receiver.baseURL + "/upload"))
             #expect(!screen.text.contains("tok-s3cr3t"), "the token is masked on screen")
 
@@ -87,7 +92,9 @@ import Testing
             // The saved profile works for hoist send: token and field arrive expanded.
             let result = try await run(
                 hoistBinary, ["send", "--profile", "verify-2", "-s", "-F", "file=@\(file)"],
-                environment: hoistEnvironment(["HOME": home.path, "XDG_CONFIG_HOME": "", "BASE": receiver.baseURL, "HOIST_TOKEN": "tok-s3cr3t"]))
+                environment: hoistEnvironment([
+                    "HOME": home.path, "XDG_CONFIG_HOME": "", "BASE": receiver.baseURL, "HOIST_TOKEN": "tok-s3cr3t",
+                ]))
             #expect(result.status == 0, "\(result.stderr)")
             let upload = try decode(result.stdout)
             #expect(upload.fields.map { "\($0.name)=\($0.value)" } == ["user_id=42", "note=costs $5 or ${HOME}"])
@@ -96,7 +103,8 @@ import Testing
 
     @Test func aBrokenProfilesFileIsReportedWithItsLineAndNeverOverwritten() async throws {
         let home = TemporaryDirectory()
-        _ = home.directory(".config"); _ = home.directory(".config/hoist")
+        _ = home.directory(".config")
+        _ = home.directory(".config/hoist")
         let broken = "[ok]\nurl = \"http://127.0.0.1:9/\"\nretries = \n"
         let file = home.file(".config/hoist/profiles.toml", text: broken)
         let tmux = try await Self.startUI(home, environment: "")
@@ -108,7 +116,9 @@ import Testing
         try await tmux.waitFor("the name form") { $0.text.contains("Save as profile") }
         try await tmux.type("new")
         try await tmux.press("Enter")
-        screen = try await tmux.waitFor("the refusal") { $0.text.contains("profile not saved") && $0.text.contains("left as it is") }
+        screen = try await tmux.waitFor("the refusal") {
+            $0.text.contains("profile not saved") && $0.text.contains("left as it is")
+        }
         #expect(try String(contentsOfFile: file, encoding: .utf8) == broken)
         try await tmux.press("q")
         try await tmux.waitFor("the shell again") { $0.text.contains("EXIT=0") }

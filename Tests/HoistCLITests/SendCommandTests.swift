@@ -27,19 +27,21 @@ import Testing
             ])
             #expect(result.status == 0, "\(result.stderr)")
             let upload = try decode(result.stdout)
-            #expect(upload.fields.map { "\($0.name)=\($0.value)" } == [
-                "plain=hello world", "contents=from a file", "quoted=a;b=c", "literal=@not-a-file;type=x",
-            ])
+            #expect(
+                upload.fields.map { "\($0.name)=\($0.value)" } == [
+                    "plain=hello world", "contents=from a file", "quoted=a;b=c", "literal=@not-a-file;type=x",
+                ])
             let files = upload.files.map { "\($0.name) \($0.filename ?? "-") \($0.contentType ?? "-") \($0.size)" }
-            #expect(files == [
-                "photo 身份证 正面.jpg image/jpeg 5",
-                "typed note.txt text/x-note 11",
-                "renamed renamed.txt text/plain 11",
-                "withheader note.txt text/plain 11",
-                "hdrfile note.txt text/plain 11",
-                "files[] note.txt text/plain 11",
-                "files[] 身份证 正面.jpg image/jpeg 5",
-            ])
+            #expect(
+                files == [
+                    "photo 身份证 正面.jpg image/jpeg 5",
+                    "typed note.txt text/x-note 11",
+                    "renamed renamed.txt text/plain 11",
+                    "withheader note.txt text/plain 11",
+                    "hdrfile note.txt text/plain 11",
+                    "files[] note.txt text/plain 11",
+                    "files[] 身份证 正面.jpg image/jpeg 5",
+                ])
         }
     }
 
@@ -47,7 +49,13 @@ import Testing
         try await withReceiver { receiver, _ in
             let total = 200 << 20
             let hasher = LockedHasher()
-            let result = try await run("/usr/bin/time", ["-f", "maxrss_kib=%M", hoistBinary, "send", receiver.baseURL + "/upload", "-s", "--json", "-F", "blob=@-;filename=stdin.bin"], environment: hoistEnvironment()) { pipe in
+            let result = try await run(
+                "/usr/bin/time",
+                [
+                    "-f", "maxrss_kib=%M", hoistBinary, "send", receiver.baseURL + "/upload", "-s", "--json", "-F",
+                    "blob=@-;filename=stdin.bin",
+                ], environment: hoistEnvironment()
+            ) { pipe in
                 var generator = SeededGenerator(state: 42)
                 var sent = 0
                 while sent < total {
@@ -64,7 +72,9 @@ import Testing
             let file = try #require(((line["json"] as? [String: Any])?["files"] as? [[String: Any]])?.first)
             #expect(file["sha256"] as? String == hasher.hex)
             #expect((file["size"] as? NSNumber)?.intValue == total)
-            let rss = result.stderr.split(separator: "\n").first { $0.hasPrefix("maxrss_kib=") }.flatMap { Int($0.dropFirst("maxrss_kib=".count)) }
+            let rss = result.stderr.split(separator: "\n").first { $0.hasPrefix("maxrss_kib=") }.flatMap {
+                Int($0.dropFirst("maxrss_kib=".count))
+            }
             #expect(try #require(rss) < 150 * 1024, "200 MB of stdin must not be held in memory")
         }
     }
@@ -80,7 +90,10 @@ import Testing
                 expected["img-\(index).png"] = sha256(bytes)
             }
             dir.file("skip.txt", text: "not matched")
-            let result = try await hoist(["send", receiver.baseURL + "/upload", "--json", "--concurrency", "8", "-F", "album=holiday", "--each", "image=@\(dir.path)/*.png"])
+            let result = try await hoist([
+                "send", receiver.baseURL + "/upload", "--json", "--concurrency", "8", "-F", "album=holiday", "--each",
+                "image=@\(dir.path)/*.png",
+            ])
             #expect(result.status == 0, "\(result.stderr)")
             let lines = try result.stdoutLines.map(jsonObject)
             #expect(lines.count == 50)
@@ -105,12 +118,17 @@ import Testing
         try await withReceiver(configure: { $0.failFirst = 0 }) { receiver, _ in
             let dir = TemporaryDirectory()
             for name in ["1-front.jpg", "2-back.jpg", "3-selfie.jpg"] { dir.file(name, text: name) }
-            let ok = try await hoist(["send", receiver.baseURL + "/upload", "--json", "--after-success", "--each", "f=@\(dir.path)/*.jpg"])
+            let ok = try await hoist([
+                "send", receiver.baseURL + "/upload", "--json", "--after-success", "--each", "f=@\(dir.path)/*.jpg",
+            ])
             #expect(ok.status == 0, "\(ok.stderr)")
             let order = try ok.stdoutLines.map { try jsonObject($0)["name"] as? String }
             #expect(order == ["1-front.jpg", "2-back.jpg", "3-selfie.jpg"], "finished in chain order")
 
-            let failed = try await hoist(["send", receiver.baseURL + "/upload?status=500", "--json", "--retries", "0", "--after-success", "--each", "f=@\(dir.path)/*.jpg"])
+            let failed = try await hoist([
+                "send", receiver.baseURL + "/upload?status=500", "--json", "--retries", "0", "--after-success",
+                "--each", "f=@\(dir.path)/*.jpg",
+            ])
             #expect(failed.status == 1)
             let lines = try failed.stdoutLines.map(jsonObject)
             #expect(lines.count == 3)
@@ -127,7 +145,10 @@ import Testing
             let result = try await hoist(["send", receiver.baseURL + "/upload?reply=text", "--json", "-F", "a=b"])
             #expect(result.status == 0)
             let line = try jsonObject(try #require(result.stdoutLines.first))
-            for key in ["id", "url", "ok", "status", "bytes_sent", "bytes_total", "duration_ms", "attempts", "error", "json", "body"] {
+            for key in [
+                "id", "url", "ok", "status", "bytes_sent", "bytes_total", "duration_ms", "attempts", "error", "json",
+                "body",
+            ] {
                 #expect(line[key] != nil, "missing \(key)")
             }
             #expect(line["json"] is NSNull)
@@ -146,8 +167,12 @@ import Testing
 
     @Test func failedUploadExitsOneWithTheServerMessage() async throws {
         try await withReceiver { receiver, _ in
-            let reply = #"{"RETCODE":"0001","RETMSG":"photo is blurry"}"#.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
-            let result = try await hoist(["send", receiver.baseURL + "/upload?json=" + reply, "-F", "a=b", "--expect", "RETCODE=0000", "--message-path", "RETMSG"])
+            let reply = #"{"RETCODE":"0001","RETMSG":"photo is blurry"}"#.addingPercentEncoding(
+                withAllowedCharacters: .alphanumerics)!
+            let result = try await hoist([
+                "send", receiver.baseURL + "/upload?json=" + reply, "-F", "a=b", "--expect", "RETCODE=0000",
+                "--message-path", "RETMSG",
+            ])
             #expect(result.status == 1)
             #expect(result.stderr.contains(#"expected RETCODE = "0000", got "0001": photo is blurry"#))
             let refused = try await hoist(["send", "http://127.0.0.1:9/upload", "-F", "a=b", "--retries", "0"])
@@ -158,7 +183,10 @@ import Testing
 
     @Test(arguments: [
         (["send", "http://127.0.0.1:9/", "-F", "noequals"], "bad -F argument"),
-        (["send", "http://127.0.0.1:9/", "-F", "f=@/no/such/file.jpg"], "file not found: /no/such/file.jpg (field \"f\")"),
+        (
+            ["send", "http://127.0.0.1:9/", "-F", "f=@/no/such/file.jpg"],
+            "file not found: /no/such/file.jpg (field \"f\")"
+        ),
         (["send", "http://127.0.0.1:9/", "-F", "f=@/tmp"], "is a directory"),
         (["send", "ftp://example.com/", "-F", "a=b"], "the scheme must be http or https"),
         (["send", "not a url", "-F", "a=b"], "invalid URL"),
@@ -168,8 +196,14 @@ import Testing
         (["send", "http://127.0.0.1:9/", "-F", "a=b", "-X", "DELETE"], "use POST, PUT or PATCH"),
         (["send", "http://127.0.0.1:9/", "-F", "a=b", "-H", "NoColon"], #"is not a header: expected "Name: value""#),
         (["send", "http://127.0.0.1:9/", "--each", "f=@/no/such/dir/*.jpg"], "no file matches"),
-        (["send", "http://127.0.0.1:9/", "-F", "a=b", "--expect", "=x"], #""=x" is not an expectation: expected key.path=value"#),
-        (["send", "http://127.0.0.1:9/", "-F", "a=b", "--concurrency", "0"], "0 is not a number of uploads at once: give a whole number, at least 1"),
+        (
+            ["send", "http://127.0.0.1:9/", "-F", "a=b", "--expect", "=x"],
+            #""=x" is not an expectation: expected key.path=value"#
+        ),
+        (
+            ["send", "http://127.0.0.1:9/", "-F", "a=b", "--concurrency", "0"],
+            "0 is not a number of uploads at once: give a whole number, at least 1"
+        ),
         (["send", "http://127.0.0.1:9/", "-F", "a=b", "--bogus"], "Unknown option"),
     ])
     func badInputExitsTwoAndSendsNothing(_ arguments: [String], _ message: String) async throws {
@@ -201,7 +235,8 @@ import Testing
     @Test func secretsAreMaskedInVerboseOutput() async throws {
         try await withReceiver { receiver, _ in
             let result = try await hoist([
-                "send", receiver.baseURL.replacingOccurrences(of: "http://", with: "http://me:hunter2@") + "/upload", "-v", "-s",
+                "send", receiver.baseURL.replacingOccurrences(of: "http://", with: "http://me:hunter2@") + "/upload",
+                "-v", "-s",
                 "-u", "alice:s3cret-pw", "-H", "Cookie: session=abcdef", "-H", "X-Plain: visible",
                 "-F", "password=p4ss", "-F", "pin=1234", "--secret", "pin", "-F", "name=Bob",
             ])
@@ -222,13 +257,21 @@ import Testing
             let raw = try decode(try await hoist(["send", receiver.baseURL + "/scan.png", "-s", "-T", image]).stdout)
             #expect(raw.method == "PUT")
             #expect(raw.files.first?.sha256 == sha256([1, 2, 3, 4, 5]))
-            let urlencoded = try decode(try await hoist(["send", receiver.baseURL, "-s", "-d", "a=1&b=two", "--data-urlencode", "msg=hi there&more"]).stdout)
+            let urlencoded = try decode(
+                try await hoist([
+                    "send", receiver.baseURL, "-s", "-d", "a=1&b=two", "--data-urlencode", "msg=hi there&more",
+                ]).stdout)
             #expect(urlencoded.fields.map { "\($0.name)=\($0.value)" } == ["a=1", "b=two", "msg=hi there&more"])
-            let json = try await hoist(["send", receiver.baseURL, "-s", "--json", #"{"RETCODE":"0000"}"#, "--expect", "json.RETCODE=0000"])
+            let json = try await hoist([
+                "send", receiver.baseURL, "-s", "--json", #"{"RETCODE":"0000"}"#, "--expect", "json.RETCODE=0000",
+            ])
             #expect(json.status == 0, "\(json.stderr)")
-            let base64 = try await hoist(["send", receiver.baseURL, "-s", "--json", "--base64-json", "image=@\(image)", "-F", "user=42"])
+            let base64 = try await hoist([
+                "send", receiver.baseURL, "-s", "--json", "--base64-json", "image=@\(image)", "-F", "user=42",
+            ])
             #expect(base64.status == 0, "\(base64.stderr)")
-            let echoed = try #require((try jsonObject(base64.stdout)["json"] as? [String: Any])?["json"] as? [String: String])
+            let echoed = try #require(
+                (try jsonObject(base64.stdout)["json"] as? [String: Any])?["json"] as? [String: String])
             #expect(echoed == ["image": Data([1, 2, 3, 4, 5]).base64EncodedString(), "type": "png", "user": "42"])
         }
     }

@@ -26,7 +26,8 @@ func run(
     let result = try await Subprocess.run(
         executable, arguments, directory: directory, environment: environment, timeout: timeout, input: input)
     if result.timedOut {
-        throw SubprocessError(message: "\(executable) \(arguments.joined(separator: " ")) ran over \(timeout) and was killed")
+        throw SubprocessError(
+            message: "\(executable) \(arguments.joined(separator: " ")) ran over \(timeout) and was killed")
     }
     return RunResult(
         status: result.status,
@@ -53,7 +54,10 @@ func hoist(
 }
 
 /// A Receiver on an ephemeral port for the duration of `body`.
-func withReceiver<T>(configure: (inout ReceiverConfiguration) -> Void = { _ in }, _ body: (Receiver, TemporaryDirectory) async throws -> T) async throws -> T {
+func withReceiver<T>(
+    configure: (inout ReceiverConfiguration) -> Void = { _ in },
+    _ body: (Receiver, TemporaryDirectory) async throws -> T
+) async throws -> T {
     let saved = TemporaryDirectory()
     var configuration = ReceiverConfiguration(directory: saved.path)
     configure(&configuration)

@@ -33,37 +33,47 @@ import Testing
         _ = config.file("hoist/profiles.toml", text: "[verify]\nurl = \"http://x\"\nretries = \n")
         result = try await tui(["--profile", "verify"], config: config.path)
         #expect(result.status == 2)
-        #expect(result.stderr.contains("\(config.path)/hoist/profiles.toml:3:"), "a syntax error names its line: \(result.stderr)")
+        #expect(
+            result.stderr.contains("\(config.path)/hoist/profiles.toml:3:"),
+            "a syntax error names its line: \(result.stderr)")
 
         _ = config.file("hoist/profiles.toml", text: "[verify]\nretries = \"three\"\n")
         result = try await tui(["--profile", "verify"], config: config.path)
         #expect(result.stderr.contains("verify.retries: expected a number"), "stderr: \(result.stderr)")
 
-        _ = config.file("hoist/profiles.toml", text: #"""
-            [verify]
-            url = "http://127.0.0.1:9/ocr"
-            method = "put"
-            expect = ["RETCODE=0000"]
-            message = "RETMSG"
-            [[verify.fields]]
-            name = "user_id"
-            value = "42"
-            [[verify.headers]]
-            name = "Authorization"
-            value = "Bearer x"
+        _ = config.file(
+            "hoist/profiles.toml",
+            text: #"""
+                [verify]
+                url = "http://127.0.0.1:9/ocr"
+                method = "put"
+                expect = ["RETCODE=0000"]
+                message = "RETMSG"
+                [[verify.fields]]
+                name = "user_id"
+                value = "42"
+                [[verify.headers]]
+                name = "Authorization"
+                value = "Bearer x"
 
-            [broken]
-            method = "DELETE"
+                [broken]
+                method = "DELETE"
 
-            [badexpect]
-            expect = ["=x"]
-            """#)
+                [badexpect]
+                expect = ["=x"]
+                """#)
         result = try await tui(["--profile", "nope"], config: config.path)
-        #expect(result.stderr.contains(#"no profile "nope""#) && result.stderr.contains("it has: badexpect, broken, verify"))
+        #expect(
+            result.stderr.contains(#"no profile "nope""#) && result.stderr.contains("it has: badexpect, broken, verify")
+        )
         result = try await tui(["--profile", "broken"], config: config.path)
-        #expect(result.stderr.contains(#"profile "broken": method: "DELETE" is not an upload method: use POST, PUT or PATCH"#))
+        #expect(
+            result.stderr.contains(
+                #"profile "broken": method: "DELETE" is not an upload method: use POST, PUT or PATCH"#))
         result = try await tui(["--profile", "badexpect"], config: config.path)
-        #expect(result.stderr.contains(#"profile "badexpect": expect[0]: "=x" is not an expectation: expected key.path=value"#))
+        #expect(
+            result.stderr.contains(
+                #"profile "badexpect": expect[0]: "=x" is not an expectation: expected key.path=value"#))
         // A good profile gets as far as needing a terminal.
         result = try await tui(["--profile", "verify"], config: config.path)
         #expect(result.status == 2)

@@ -16,7 +16,8 @@ import Testing
             let tmux = try await Tmux.start(width: 120, height: 40, directory: work.path)
             defer { Task { await tmux.kill() } }
             try await tmux.type(
-                "S=$(stty -g); \(hoistBinary) tui \(receiver.baseURL)/upload; echo EXIT=$?; [ \"$(stty -g)\" = \"$S\" ] && echo TTY-\"\"RESTORED")
+                "S=$(stty -g); \(hoistBinary) tui \(receiver.baseURL)/upload; echo EXIT=$?; [ \"$(stty -g)\" = \"$S\" ] && echo TTY-\"\"RESTORED"
+            )
             try await tmux.press("Enter")
             try await tmux.waitFor("the UI") { $0.text.contains("Hoist") && $0.text.contains("no files yet") }
 
@@ -24,7 +25,9 @@ import Testing
             try await tmux.press("a")
             try await tmux.waitFor("the browser") { $0.text.contains("Add files") && $0.text.contains("big.bin") }
             try await tmux.press("Down", "Space", "Space", "a")
-            var screen = try await tmux.waitFor("both files staged") { $0.text.contains("身份证 正面.jpg") && $0.text.contains("2 · 40.1 MiB") }
+            var screen = try await tmux.waitFor("both files staged") {
+                $0.text.contains("身份证 正面.jpg") && $0.text.contains("2 · 40.1 MiB")
+            }
             #expect(screen.text.contains("image/jpeg"))
 
             // A field, then upload each file as its own task.
@@ -37,26 +40,37 @@ import Testing
             try await tmux.press("u")
 
             // Mid-upload, shrink to 80×24: the layout must fit, with every pane still there.
-            try await tmux.waitFor("the big upload under way") { $0.text.contains("big.bin") && $0.text.contains("ETA") }
+            try await tmux.waitFor("the big upload under way") {
+                $0.text.contains("big.bin") && $0.text.contains("ETA")
+            }
             try await tmux.resize(width: 80, height: 24)
             screen = try await tmux.waitFor("the 80×24 layout") { lines in
-                lines.count >= 24 && lines[0].contains("Hoist") && lines.text.contains("Tasks") && lines.text.contains("Response")
+                lines.count >= 24 && lines[0].contains("Hoist") && lines.text.contains("Tasks")
+                    && lines.text.contains("Response")
             }
             #expect(screen.prefix(24).allSatisfy { TextWidthProbe.columns($0) <= 80 })
             #expect(screen.text.contains("Files") && screen.text.contains("Fields"))
 
             try await tmux.resize(width: 120, height: 40)
             screen = try await tmux.waitFor("both uploads at 100%", timeout: .seconds(60)) { lines in
-                lines.filter { $0.contains("✔") && $0.contains("100%") && ($0.contains("身份证") || $0.contains("big.bin")) }.count >= 2
+                lines.filter {
+                    $0.contains("✔") && $0.contains("100%") && ($0.contains("身份证") || $0.contains("big.bin"))
+                }.count >= 2
             }
             // Each task's response: the receiver's JSON, decoded, with the file's sha256
             // (the browser lists big.bin first, so it is task 1).
             try await tmux.press("3", "g", "4")
-            try await tmux.waitFor("big.bin's status line") { $0.text.contains("Response · big.bin") && $0.text.contains("HTTP 200 OK") }
+            try await tmux.waitFor("big.bin's status line") {
+                $0.text.contains("Response · big.bin") && $0.text.contains("HTTP 200 OK")
+            }
             try await tmux.press("G")
-            screen = try await tmux.waitFor("big.bin's JSON with its sha256") { $0.text.contains(String(sha256(big).prefix(40))) }
+            screen = try await tmux.waitFor("big.bin's JSON with its sha256") {
+                $0.text.contains(String(sha256(big).prefix(40)))
+            }
             try await tmux.press("3", "j", "4", "G")
-            screen = try await tmux.waitFor("身份证 正面.jpg's JSON with its sha256") { $0.text.contains(String(sha256(front).prefix(40))) }
+            screen = try await tmux.waitFor("身份证 正面.jpg's JSON with its sha256") {
+                $0.text.contains(String(sha256(front).prefix(40)))
+            }
             #expect(screen.text.contains("filename: \"身份证 正面.jpg\""))
             let uploads = receiver.requestCount
             #expect(uploads == 2)
@@ -75,7 +89,8 @@ enum TextWidthProbe {
     static func columns(_ line: String) -> Int {
         line.unicodeScalars.reduce(0) { count, scalar in
             let v = scalar.value
-            let wide = (0x1100...0x115F).contains(v) || (0x2E80...0xA4CF).contains(v) || (0xAC00...0xD7A3).contains(v)
+            let wide =
+                (0x1100...0x115F).contains(v) || (0x2E80...0xA4CF).contains(v) || (0xAC00...0xD7A3).contains(v)
                 || (0xF900...0xFAFF).contains(v) || (0xFF00...0xFF60).contains(v) || (0x1F300...0x1FAFF).contains(v)
             return count + (wide ? 2 : 1)
         }
@@ -93,24 +108,30 @@ extension TerminalUIEndToEndTests {
             let query = reply.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
             _ = work.directory(".config")
             _ = work.directory(".config/hoist")
-            _ = work.file(".config/hoist/profiles.toml", text: """
-                [ocr]
-                url = "\(receiver.baseURL)/ocr?json=\(query)"
-                expect = ["RETCODE=0000"]
-                message = "RETMSG"
-                [[ocr.fields]]
-                name = "user_id"
-                value = "42"
-                """)
+            _ = work.file(
+                ".config/hoist/profiles.toml",
+                text: """
+                    [ocr]
+                    url = "\(receiver.baseURL)/ocr?json=\(query)"
+                    expect = ["RETCODE=0000"]
+                    message = "RETMSG"
+                    [[ocr.fields]]
+                    name = "user_id"
+                    value = "42"
+                    """)
             let tmux = try await Tmux.start(width: 100, height: 30, directory: work.path)
             defer { Task { await tmux.kill() } }
             try await tmux.type("\(hoistBinary) tui --profile ocr '身份证 正面.jpg'")
             try await tmux.press("Enter")
-            try await tmux.waitFor("the staged file and the profile") { $0.text.contains("profile ocr") && $0.text.contains("身份证 正面.jpg") }
+            try await tmux.waitFor("the staged file and the profile") {
+                $0.text.contains("profile ocr") && $0.text.contains("身份证 正面.jpg")
+            }
             try await tmux.press("u")
             let screen = try await tmux.waitFor("the failure and its message") { $0.text.contains("✘ 身份证号码格式错误") }
             #expect(screen.text.contains(#"RETCODE = "1001", expected "0000""#))
-            #expect(screen.contains { $0.contains("✘ 身份证 正面.jpg") && $0.contains("200") }, "the row fails though the status was 200")
+            #expect(
+                screen.contains { $0.contains("✘ 身份证 正面.jpg") && $0.contains("200") },
+                "the row fails though the status was 200")
             #expect(receiver.requestCount == 1, "an expectation failure is not retried")
             try await tmux.press("q")
             try await tmux.waitFor("the shell again") { $0.text.contains("$ ") && !$0.text.contains("Tasks") }

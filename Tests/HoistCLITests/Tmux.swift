@@ -66,7 +66,9 @@ struct Tmux {
             if predicate(last) { return last }
             try await Task.sleep(for: .milliseconds(150))
         }
-        Issue.record("timed out waiting for \(what); the screen was:\n\(last.joined(separator: "\n"))", sourceLocation: sourceLocation)
+        Issue.record(
+            "timed out waiting for \(what); the screen was:\n\(last.joined(separator: "\n"))",
+            sourceLocation: sourceLocation)
         throw TmuxError(message: "timed out waiting for \(what)")
     }
 

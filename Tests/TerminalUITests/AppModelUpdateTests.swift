@@ -1,7 +1,7 @@
 import FormData
 import Testing
-import UploadPlan
 import UploadEngine
+import UploadPlan
 
 @testable import TerminalUI
 
@@ -27,7 +27,10 @@ import UploadEngine
     @Test func addingAFieldAndASecretHeader() {
         var m = Fixtures.model()
         _ = m.update(.key(.character("f")))
-        guard case .editor = m.overlay else { Issue.record("f opens the editor"); return }
+        guard case .editor = m.overlay else {
+            Issue.record("f opens the editor")
+            return
+        }
         type("user_id", into: &m)
         _ = m.update(.key(.tab))
         type("42", into: &m)
@@ -43,11 +46,12 @@ import UploadEngine
         _ = m.update(.key(.tab))
         type("hunter2", into: &m)
         _ = m.update(.key(.enter))
-        #expect(m.entries == [
-            FormEntry(kind: .field, name: "user_id", value: "42", isSecret: false),
-            FormEntry(kind: .header, name: "Authorization", value: "Bearer s3cr3t", isSecret: true),
-            FormEntry(kind: .field, name: "password", value: "hunter2", isSecret: true),
-        ])
+        #expect(
+            m.entries == [
+                FormEntry(kind: .field, name: "user_id", value: "42", isSecret: false),
+                FormEntry(kind: .header, name: "Authorization", value: "Bearer s3cr3t", isSecret: true),
+                FormEntry(kind: .field, name: "password", value: "hunter2", isSecret: true),
+            ])
         // `s` toggles masking on the selected entry.
         m.focus = .fields
         m.cursor[.fields] = 0
@@ -62,7 +66,10 @@ import UploadEngine
         _ = m.update(.key(.tab))
         type("v", into: &m)
         _ = m.update(.key(.enter))
-        guard case .editor(let form) = m.overlay else { Issue.record("the editor stays open"); return }
+        guard case .editor(let form) = m.overlay else {
+            Issue.record("the editor stays open")
+            return
+        }
         #expect(form.error?.contains("header name") == true)
         #expect(m.entries.isEmpty)
         _ = m.update(.key(.escape))
@@ -71,26 +78,34 @@ import UploadEngine
         // An empty name is refused too.
         _ = m.update(.key(.character("f")))
         _ = m.update(.key(.enter))
-        guard case .editor(let again) = m.overlay else { Issue.record("still open"); return }
+        guard case .editor(let again) = m.overlay else {
+            Issue.record("still open")
+            return
+        }
         #expect(again.error == "the name is empty")
     }
 
     @Test func fileBrowserListsFiltersMarksAndStages() {
         var m = Fixtures.model()
         #expect(m.update(.key(.character("a"))) == [.list(directory: "/data")])
-        _ = m.update(.listed(directory: "/data", entries: [
-            DirectoryEntry(name: "z.jpg", isDirectory: false, size: 10),
-            DirectoryEntry(name: "img10.jpg", isDirectory: false, size: 10),
-            DirectoryEntry(name: "img2.jpg", isDirectory: false, size: 10),
-            DirectoryEntry(name: ".secret.jpg", isDirectory: false, size: 10),
-            DirectoryEntry(name: "notes.txt", isDirectory: false, size: 10),
-            DirectoryEntry(name: "photos", isDirectory: true),
-        ]))
+        _ = m.update(
+            .listed(
+                directory: "/data",
+                entries: [
+                    DirectoryEntry(name: "z.jpg", isDirectory: false, size: 10),
+                    DirectoryEntry(name: "img10.jpg", isDirectory: false, size: 10),
+                    DirectoryEntry(name: "img2.jpg", isDirectory: false, size: 10),
+                    DirectoryEntry(name: ".secret.jpg", isDirectory: false, size: 10),
+                    DirectoryEntry(name: "notes.txt", isDirectory: false, size: 10),
+                    DirectoryEntry(name: "photos", isDirectory: true),
+                ]))
         func names(_ m: AppModel) -> [String] {
             guard case .browser(let b) = m.overlay else { return [] }
             return b.visibleEntries.map(\.name)
         }
-        #expect(names(m) == ["..", "photos", "img2.jpg", "img10.jpg", "notes.txt", "z.jpg"], "dirs first, natural order, hidden not shown")
+        #expect(
+            names(m) == ["..", "photos", "img2.jpg", "img10.jpg", "notes.txt", "z.jpg"],
+            "dirs first, natural order, hidden not shown")
         _ = m.update(.key(.character(".")))
         #expect(names(m).contains(".secret.jpg"))
         _ = m.update(.key(.character(".")))
@@ -105,7 +120,10 @@ import UploadEngine
         _ = m.update(.key(.character(" ")))
         #expect(m.update(.key(.character("a"))) == [.stage(paths: ["/data/img2.jpg", "/data/z.jpg"], field: "file")])
         #expect(m.overlay == nil)
-        _ = m.update(.staged([StagedFile(path: "/data/img2.jpg", size: 10), StagedFile(path: "/data/z.jpg", size: 10)], problems: []))
+        _ = m.update(
+            .staged(
+                [StagedFile(path: "/data/img2.jpg", size: 10), StagedFile(path: "/data/z.jpg", size: 10)], problems: [])
+        )
         #expect(m.files.map(\.baseName) == ["img2.jpg", "z.jpg"])
         #expect(m.files.map(\.detectedType) == ["image/jpeg", "image/jpeg"])
         #expect(m.notice == Notice("staged 2 files"))
@@ -119,7 +137,10 @@ import UploadEngine
         #expect(m.update(.key(.enter)) == [.list(directory: "/data/photos")])
         #expect(m.update(.key(.backspace)) == [.list(directory: "/data")])
         _ = m.update(.listingFailed(directory: "/data", error: "cannot open /data: Permission denied"))
-        guard case .browser(let b) = m.overlay else { Issue.record("browser open"); return }
+        guard case .browser(let b) = m.overlay else {
+            Issue.record("browser open")
+            return
+        }
         #expect(b.error == "cannot open /data: Permission denied")
         #expect(FileBrowser.parent(of: "/data") == "/")
         #expect(FileBrowser.parent(of: "/") == "/")
@@ -134,26 +155,41 @@ import UploadEngine
     @Test func uploadEachFileOrAllInOneRequest() throws {
         var m = Fixtures.busyModel()
         var effects = m.update(.key(.character("u")))
-        guard case .upload(let each) = effects.first else { Issue.record("u uploads"); return }
+        guard case .upload(let each) = effects.first else {
+            Issue.record("u uploads")
+            return
+        }
         #expect(each.count == 3)
         #expect(each.map(\.displayName) == ["身份证 正面.jpg", "身份证 反面.jpg", "build-artifact.tar.gz"])
-        guard case .multipart(let form) = each[0].body else { Issue.record("multipart"); return }
+        guard case .multipart(let form) = each[0].body else {
+            Issue.record("multipart")
+            return
+        }
         #expect(form.parts.map(\.name) == ["user_id", "image"])
         #expect(form.parts[1].filename == "身份证 正面.jpg")
         #expect(each[0].headers == [HeaderField("Authorization", "Bearer abc")])
 
         _ = m.update(.key(.character("o")))
         effects = m.update(.key(.character("u")))
-        guard case .upload(let one) = effects.first else { Issue.record("u uploads"); return }
+        guard case .upload(let one) = effects.first else {
+            Issue.record("u uploads")
+            return
+        }
         #expect(one.count == 1)
-        guard case .multipart(let all) = one[0].body else { Issue.record("multipart"); return }
+        guard case .multipart(let all) = one[0].body else {
+            Issue.record("multipart")
+            return
+        }
         #expect(all.parts.map(\.name) == ["user_id", "image", "image", "file"])
 
         // Marked files only, and `U` always sends one task per file.
         m.cursor[.files] = 1
         _ = m.update(.key(.character(" ")))
         effects = m.update(.key(.character("U")))
-        guard case .upload(let marked) = effects.first else { Issue.record("U uploads"); return }
+        guard case .upload(let marked) = effects.first else {
+            Issue.record("U uploads")
+            return
+        }
         #expect(marked.map(\.displayName) == ["身份证 反面.jpg"])
         #expect(m.files.allSatisfy { !$0.marked }, "marks are cleared once sent")
     }
@@ -176,7 +212,10 @@ import UploadEngine
         _ = m.update(.key(.control("u")))
         type("not a url", into: &m)
         _ = m.update(.key(.enter))
-        guard case .editor(let form) = m.overlay else { Issue.record("still open"); return }
+        guard case .editor(let form) = m.overlay else {
+            Issue.record("still open")
+            return
+        }
         #expect(form.error?.contains("invalid URL") == true)
         _ = m.update(.key(.control("u")))
         type("https://api.example.com/ocr", into: &m)
@@ -190,9 +229,11 @@ import UploadEngine
         type("RETMSG", into: &m)
         _ = m.update(.key(.enter))
         #expect(m.overlay == nil)
-        #expect(m.target == Target(
-            url: "https://api.example.com/ocr", method: .put, bodyKind: .base64JSON,
-            expectations: [.init(path: "RETCODE", value: "0000")], messagePath: "RETMSG", retries: 3))
+        #expect(
+            m.target
+                == Target(
+                    url: "https://api.example.com/ocr", method: .put, bodyKind: .base64JSON,
+                    expectations: [.init(path: "RETCODE", value: "0000")], messagePath: "RETMSG", retries: 3))
     }
 
     @Test func engineEventsFillTheTaskListAndTheResponseFollowsTheCursor() {
@@ -292,7 +333,10 @@ import UploadEngine
         _ = m.update(.key(.tab))
         type("nonsense", into: &m)
         _ = m.update(.key(.enter))
-        guard case .editor(let form) = m.overlay else { Issue.record("refused"); return }
+        guard case .editor(let form) = m.overlay else {
+            Issue.record("refused")
+            return
+        }
         #expect(form.error == "a type looks like image/jpeg")
         _ = m.update(.key(.control("u")))
         type("image/png", into: &m)

@@ -1,6 +1,6 @@
-import UploadPlan
 import FormData
 import UploadEngine
+import UploadPlan
 
 @testable import TerminalUI
 
@@ -20,7 +20,8 @@ enum Fixtures {
         return TaskSnapshot(
             id: TaskID(id), request: UploadRequest(url: url, body: .json([]), label: name), priority: .normal,
             dependency: nil, state: state,
-            progress: UploadProgress(attempt: attempts, bytesSent: sent, totalBytes: total, bytesPerSecond: speed, eta: eta),
+            progress: UploadProgress(
+                attempt: attempts, bytesSent: sent, totalBytes: total, bytesPerSecond: speed, eta: eta),
             attempts: attempts, response: response, answeredEarly: false, addedAt: start,
             startedAt: state == .queued ? nil : start,
             finishedAt: state.isFinished ? start.advanced(by: .seconds(2)) : nil)
@@ -36,11 +37,13 @@ enum Fixtures {
     /// A model as a user sees it mid-upload: CJK file names, a secret header, three tasks.
     static func busyModel(width: Int = 120, height: Int = 40) -> AppModel {
         var m = model(width: width, height: height)
-        _ = m.update(.staged([
-            StagedFile(path: "/data/身份证 正面.jpg", size: 180_006, fieldName: "image"),
-            StagedFile(path: "/data/身份证 反面.jpg", size: 180_006, fieldName: "image"),
-            StagedFile(path: "/data/build-artifact.tar.gz", size: 209_715_200),
-        ], problems: []))
+        _ = m.update(
+            .staged(
+                [
+                    StagedFile(path: "/data/身份证 正面.jpg", size: 180_006, fieldName: "image"),
+                    StagedFile(path: "/data/身份证 反面.jpg", size: 180_006, fieldName: "image"),
+                    StagedFile(path: "/data/build-artifact.tar.gz", size: 209_715_200),
+                ], problems: []))
         m.entries = [
             FormEntry(kind: .field, name: "user_id", value: "42"),
             FormEntry(kind: .header, name: "Authorization", value: "Bearer abc"),
@@ -50,7 +53,9 @@ enum Fixtures {
         for snapshot in [
             task(1, "身份证 正面.jpg", state: .succeeded, sent: 180_330, total: 180_330, response: done),
             task(2, "身份证 反面.jpg", state: .sending, sent: 90_000, total: 180_330, speed: 1_048_576, eta: .seconds(1)),
-            task(3, "build-artifact.tar.gz", state: .sending, sent: 52_428_800, total: 209_715_500, speed: 41_943_040, eta: .seconds(4)),
+            task(
+                3, "build-artifact.tar.gz", state: .sending, sent: 52_428_800, total: 209_715_500, speed: 41_943_040,
+                eta: .seconds(4)),
         ] {
             _ = m.update(.engine(.added(snapshot)))
         }

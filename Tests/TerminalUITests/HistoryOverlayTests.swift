@@ -1,6 +1,6 @@
 import Testing
-import UploadPlan
 import UploadEngine
+import UploadPlan
 
 @testable import TerminalUI
 
@@ -35,7 +35,9 @@ import UploadEngine
         let screen = Fixtures.render(model)
         let rows = screen.filter { $0.contains("2026-11-23") }
         #expect(rows.count == 2)
-        #expect(rows[0].contains("✘ 200 POST  back.jpg") && rows[0].contains("2.00 KiB  12 ms  2026-11-23 08:30:02"), "\(rows)")
+        #expect(
+            rows[0].contains("✘ 200 POST  back.jpg") && rows[0].contains("2.00 KiB  12 ms  2026-11-23 08:30:02"),
+            "\(rows)")
         #expect(rows[1].contains("✔ 200 PUT  身份证 正面.jpg"))
         // The selected (newest) one's detail: URL, the server's message, its file, the answer.
         let text = screen.joined(separator: "\n")
@@ -55,7 +57,8 @@ import UploadEngine
         #expect(model.overlay == nil)
         #expect(model.target.url == "https://api.example.com/ocr")
         #expect(model.target.method == .put)
-        _ = model.update(.staged([StagedFile(path: "/data/身份证 正面.jpg", size: 180006, fieldName: "image")], problems: []))
+        _ = model.update(
+            .staged([StagedFile(path: "/data/身份证 正面.jpg", size: 180006, fieldName: "image")], problems: []))
         #expect(model.files.map(\.fieldName) == ["image"], "sent under the same field as before")
     }
 

@@ -1,7 +1,7 @@
 import FormData
 import Testing
-import UploadPlan
 import UploadEngine
+import UploadPlan
 
 @testable import TerminalUI
 
@@ -13,7 +13,9 @@ import UploadEngine
         m.journaled = true
         for snapshot in [
             Fixtures.task(1, "扫描 1.jpg", state: .interrupted(problem: nil), total: 210_000),
-            Fixtures.task(2, "扫描 2.jpg", state: .interrupted(problem: "扫描 2.jpg changed size since it was queued\n/data/扫描 2.jpg"), total: 4000),
+            Fixtures.task(
+                2, "扫描 2.jpg",
+                state: .interrupted(problem: "扫描 2.jpg changed size since it was queued\n/data/扫描 2.jpg"), total: 4000),
             Fixtures.task(3, "done.bin", state: .succeeded, sent: 10, total: 10),
         ] {
             _ = m.update(.engine(.added(snapshot)))
@@ -31,7 +33,10 @@ import UploadEngine
         #expect(m.tasks.totals.interrupted == 2 && m.tasks.totals.flagged == 1)
         #expect(m.tasks.unfinishedCount == 0, "interrupted tasks do not hold up a quit")
         #expect(m.update(.key(.character("R"))) == [.resumeInterrupted])
-        #expect(m.notice?.text == "resuming 1 interrupted upload; 1 left alone: a file vanished or changed (r sends one anyway, c drops it)")
+        #expect(
+            m.notice?.text
+                == "resuming 1 interrupted upload; 1 left alone: a file vanished or changed (r sends one anyway, c drops it)"
+        )
 
         var empty = Fixtures.model()
         #expect(empty.update(.key(.character("R"))) == [])
@@ -51,7 +56,9 @@ import UploadEngine
         m.responseTask = TaskID(2)
         let screen = Fixtures.render(m)
         let rows = screen.filter { $0.contains("扫描") }
-        #expect(rows.contains { $0.contains("↯ 扫描 1.jpg") && $0.contains("resumable") }, "\(screen.joined(separator: "\n"))")
+        #expect(
+            rows.contains { $0.contains("↯ 扫描 1.jpg") && $0.contains("resumable") }, "\(screen.joined(separator: "\n"))"
+        )
         #expect(rows.contains { $0.contains("! 扫描 2.jpg") && $0.contains("changed") })
         #expect(screen.contains { $0.contains("3 tasks  ✔ 1  ↯ 2") })
         #expect(screen.contains { $0.contains("! 扫描 2.jpg changed size since it was queued") })
@@ -72,14 +79,20 @@ import UploadEngine
         #expect(m.update(.key(.character("O"))) == [.loadProfiles])
         #expect(Fixtures.render(m).contains { $0.contains("reading…") })
         let items = [
-            ProfileSummary(name: "ocr", method: "POST", url: "${BASE}/ocr?token=s3cr3t", fields: ["user_id"], headers: ["Authorization"]),
+            ProfileSummary(
+                name: "ocr", method: "POST", url: "${BASE}/ocr?token=s3cr3t", fields: ["user_id"],
+                headers: ["Authorization"]),
             ProfileSummary(name: "s3", method: "PUT", url: nil, fields: [], headers: []),
         ]
         _ = m.update(.profilesLoaded(items, path: "/home/u/.config/hoist/profiles.toml", error: nil))
         let screen = Fixtures.render(m)
-        #expect(screen.contains { $0.contains("ocr                POST ${BASE}/ocr?token=\(Secrets.mask)") }, "\(screen.joined(separator: "\n"))")
+        #expect(
+            screen.contains { $0.contains("ocr                POST ${BASE}/ocr?token=\(Secrets.mask)") },
+            "\(screen.joined(separator: "\n"))")
         #expect(screen.contains { $0.contains("s3                 PUT (no URL)") })
-        #expect(screen.contains { $0.contains("field   user_id") } && screen.contains { $0.contains("header  Authorization") })
+        #expect(
+            screen.contains { $0.contains("field   user_id") }
+                && screen.contains { $0.contains("header  Authorization") })
         #expect(m.update(.key(.down)) == [])
         #expect(m.update(.key(.enter)) == [.applyProfile("s3")])
         #expect(m.overlay == nil)
@@ -87,7 +100,10 @@ import UploadEngine
         var loaded = Target(url: "https://api.example.com/ocr", retries: 5)
         loaded.fileField = "image"
         let entries = [FormEntry(kind: .header, name: "Authorization", value: "Bearer x")]
-        #expect(m.update(.profileLoaded(name: "ocr", target: loaded, entries: entries, concurrency: 2)) == [.setConcurrency(2)])
+        #expect(
+            m.update(.profileLoaded(name: "ocr", target: loaded, entries: entries, concurrency: 2)) == [
+                .setConcurrency(2)
+            ])
         #expect(m.target == loaded && m.entries == entries && m.profile == "ocr")
         #expect(m.notice?.text == "profile ocr: 0 fields, 1 header, POST https://api.example.com/ocr")
     }
@@ -106,7 +122,10 @@ import UploadEngine
         _ = m.update(.key(.character("S")))
         type("my profile", into: &m)
         #expect(m.update(.key(.enter)) == [])
-        guard case .editor(let form) = m.overlay else { Issue.record("the form stays open"); return }
+        guard case .editor(let form) = m.overlay else {
+            Issue.record("the form stays open")
+            return
+        }
         #expect(form.error == "a profile name is letters, digits, - and _")
         for _ in 0..<20 { _ = m.update(.key(.backspace)) }
         type("ocr-2", into: &m)

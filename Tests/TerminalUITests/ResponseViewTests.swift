@@ -6,9 +6,12 @@ import UploadEngine
 
 /// Fixtures and helpers for the Response pane tests.
 enum ResponseViewFixtures {
-    static let body = #"{"RETCODE":"0000","RETMSG":"成功","data":{"sha256":"ab12cd34","size":123,"tags":["x","y"],"ok":true,"none":null}}"#
+    static let body =
+        #"{"RETCODE":"0000","RETMSG":"成功","data":{"sha256":"ab12cd34","size":123,"tags":["x","y"],"ok":true,"none":null}}"#
 
-    static let jsonHeaders = [HeaderField("Content-Type", "application/json; charset=utf-8"), HeaderField("X-Request-Id", "42")]
+    static let jsonHeaders = [
+        HeaderField("Content-Type", "application/json; charset=utf-8"), HeaderField("X-Request-Id", "42"),
+    ]
 
     static func task(
         body: String = body, status: Int = 200, state: TaskState = .succeeded, headers: [HeaderField] = jsonHeaders,
@@ -26,7 +29,8 @@ enum ResponseViewFixtures {
             decoded = .text(body)
         }
         return TaskSnapshot(
-            id: TaskID(1), request: UploadRequest(url: "http://x/upload", body: .json([]), label: "id.jpg"), state: state,
+            id: TaskID(1), request: UploadRequest(url: "http://x/upload", body: .json([]), label: "id.jpg"),
+            state: state,
             attempts: 1,
             response: UploadResponse(
                 status: status, headers: headers, elapsed: .milliseconds(12), body: bytes,
@@ -38,10 +42,12 @@ enum ResponseViewFixtures {
     }
 
     static func render(
-        _ task: TaskSnapshot?, _ state: ResponseViewState = ResponseViewState(), width: Int = 60, height: Int = 14, focused: Bool = false
+        _ task: TaskSnapshot?, _ state: ResponseViewState = ResponseViewState(), width: Int = 60, height: Int = 14,
+        focused: Bool = false
     ) -> Grid {
         var grid = Grid(size: Size(width: width, height: height))
-        ResponseView.render(ResponseDocument(task: task, state: state), state: state, into: &grid, in: grid.bounds, focused: focused)
+        ResponseView.render(
+            ResponseDocument(task: task, state: state), state: state, into: &grid, in: grid.bounds, focused: focused)
         return grid
     }
 
@@ -95,11 +101,15 @@ enum ResponseViewFixtures {
     @Test func linesCarryPathsAndParents() {
         let document = ResponseDocument(task: F.task(), state: ResponseViewState())
         #expect(document.bodyStart == 1)
-        #expect(document.lines.map(\.path) == [
-            nil, "$", "$.RETCODE", "$.RETMSG", "$.data", "$.data.sha256", "$.data.size", "$.data.tags",
-            "$.data.tags[0]", "$.data.tags[1]", "$.data.ok", "$.data.none",
-        ])
-        #expect(document.lines.map(\.isContainer) == [false, true, false, false, true, false, false, true, false, false, false, false])
+        #expect(
+            document.lines.map(\.path) == [
+                nil, "$", "$.RETCODE", "$.RETMSG", "$.data", "$.data.sha256", "$.data.size", "$.data.tags",
+                "$.data.tags[0]", "$.data.tags[1]", "$.data.ok", "$.data.none",
+            ])
+        #expect(
+            document.lines.map(\.isContainer) == [
+                false, true, false, false, true, false, false, true, false, false, false, false,
+            ])
         #expect(document.lines[8].parent == 7)
         #expect(document.lines[7].parent == 4)
         #expect(document.lines[1].parent == nil)
@@ -107,34 +117,42 @@ enum ResponseViewFixtures {
     }
 
     @Test func keysThatAreNotPlainUseBrackets() {
-        let document = ResponseDocument(task: F.task(body: #"{"a.b":{"c":[{"":1}]},"1x":2,"身份":3}"#), state: ResponseViewState())
-        #expect(document.lines.compactMap(\.path) == [
-            "$", #"$["a.b"]"#, #"$["a.b"].c"#, #"$["a.b"].c[0]"#, #"$["a.b"].c[0][""]"#, #"$["1x"]"#, "$.身份",
-        ])
+        let document = ResponseDocument(
+            task: F.task(body: #"{"a.b":{"c":[{"":1}]},"1x":2,"身份":3}"#), state: ResponseViewState())
+        #expect(
+            document.lines.compactMap(\.path) == [
+                "$", #"$["a.b"]"#, #"$["a.b"].c"#, #"$["a.b"].c[0]"#, #"$["a.b"].c[0][""]"#, #"$["1x"]"#, "$.身份",
+            ])
         #expect(document.lines[5].text == #"          "": 1"#)
     }
 
     @Test func collapsingDataShowsASummary() {
         let state = ResponseViewState(collapsed: ["$.data"])
-        #expect(F.text(F.render(F.task(), state)).prefix(6) == [
-            "HTTP 200 OK · 12 ms · 115 B · application/json",
-            "▾ $ 3 keys",
-            "    RETCODE: \"0000\"",
-            "    RETMSG: \"成功\"",
-            "  ▸ data {…} 5 keys",
-            "",
-        ])
+        #expect(
+            F.text(F.render(F.task(), state)).prefix(6) == [
+                "HTTP 200 OK · 12 ms · 115 B · application/json",
+                "▾ $ 3 keys",
+                "    RETCODE: \"0000\"",
+                "    RETMSG: \"成功\"",
+                "  ▸ data {…} 5 keys",
+                "",
+            ])
         let arrays = ResponseViewState(collapsed: ["$.data.tags"])
         #expect(F.text(F.render(F.task(), arrays))[7] == "    ▸ tags […] 2 items")
         let root = ResponseViewState(collapsed: ["$"])
-        #expect(F.text(F.render(F.task(), root)).prefix(3) == ["HTTP 200 OK · 12 ms · 115 B · application/json", "▸ $ {…} 3 keys", ""])
+        #expect(
+            F.text(F.render(F.task(), root)).prefix(3) == [
+                "HTTP 200 OK · 12 ms · 115 B · application/json", "▸ $ {…} 3 keys", "",
+            ])
     }
 
     @Test func emptyContainersAndScalarRoots() {
         let document = ResponseDocument(task: F.task(body: #"{"a":{},"b":[],"c":[1]}"#), state: ResponseViewState())
-        #expect(document.lines.map(\.text) == [
-            "HTTP 200 OK · 12 ms · 23 B · application/json", "▾ $ 3 keys", "    a: {}", "    b: []", "  ▾ c 1 item", "      0: 1",
-        ])
+        #expect(
+            document.lines.map(\.text) == [
+                "HTTP 200 OK · 12 ms · 23 B · application/json", "▾ $ 3 keys", "    a: {}", "    b: []", "  ▾ c 1 item",
+                "      0: 1",
+            ])
         #expect(document.lines[2].isContainer == false)
         let scalar = ResponseDocument(task: F.task(body: #""ok""#), state: ResponseViewState())
         #expect(scalar.lines.map(\.text).last == #"  "ok""#)
@@ -142,7 +160,8 @@ enum ResponseViewFixtures {
 
     @Test func stringsAreEscapedAndBounded() {
         let long = String(repeating: "a", count: 5000)
-        let document = ResponseDocument(task: F.task(body: #"{"k\ty":"line1\nline2\u0001","long":"\#(long)"}"#), state: ResponseViewState())
+        let document = ResponseDocument(
+            task: F.task(body: #"{"k\ty":"line1\nline2\u0001","long":"\#(long)"}"#), state: ResponseViewState())
         #expect(document.lines[2].text == #"    k\ty: "line1\nline2\u0001""#)
         #expect(document.lines[3].text.count < 1100, "a long value is cut before it is drawn")
     }
@@ -154,14 +173,15 @@ enum ResponseViewFixtures {
         state.toggleHeaders(in: document, viewHeight: 14)
         #expect(state.showHeaders)
         let grid = F.render(F.task(), state)
-        #expect(Array(F.text(grid).prefix(6)) == [
-            "HTTP 200 OK · 12 ms · 115 B · application/json",
-            "Content-Type: application/json; charset=utf-8",
-            "X-Request-Id: 42",
-            "",
-            "▾ $ 3 keys",
-            "    RETCODE: \"0000\"",
-        ])
+        #expect(
+            Array(F.text(grid).prefix(6)) == [
+                "HTTP 200 OK · 12 ms · 115 B · application/json",
+                "Content-Type: application/json; charset=utf-8",
+                "X-Request-Id: 42",
+                "",
+                "▾ $ 3 keys",
+                "    RETCODE: \"0000\"",
+            ])
         #expect(grid[0, 1].style == Style.fg(.cyan))
         #expect(state.cursor == 7, "the cursor stays on $.data")
         #expect(ResponseDocument(task: F.task(), state: state).lines[state.cursor].path == "$.data")
@@ -177,35 +197,37 @@ enum ResponseViewFixtures {
         state.toggleRaw(in: ResponseDocument(task: F.task(), state: state), viewHeight: 20)
         #expect(state.mode == .raw && state.pretty)
         let pretty = F.render(F.task(), state, height: 16)
-        #expect(F.text(pretty) == [
-            "HTTP 200 OK · 12 ms · 115 B · application/json",
-            "{",
-            "  \"RETCODE\": \"0000\",",
-            "  \"RETMSG\": \"成功\",",
-            "  \"data\": {",
-            "    \"sha256\": \"ab12cd34\",",
-            "    \"size\": 123,",
-            "    \"tags\": [",
-            "      \"x\",",
-            "      \"y\"",
-            "    ],",
-            "    \"ok\": true,",
-            "    \"none\": null",
-            "  }",
-            "}",
-            "",
-        ])
+        #expect(
+            F.text(pretty) == [
+                "HTTP 200 OK · 12 ms · 115 B · application/json",
+                "{",
+                "  \"RETCODE\": \"0000\",",
+                "  \"RETMSG\": \"成功\",",
+                "  \"data\": {",
+                "    \"sha256\": \"ab12cd34\",",
+                "    \"size\": 123,",
+                "    \"tags\": [",
+                "      \"x\",",
+                "      \"y\"",
+                "    ],",
+                "    \"ok\": true,",
+                "    \"none\": null",
+                "  }",
+                "}",
+                "",
+            ])
         #expect(F.style(of: "\"RETCODE\"", row: 2, in: pretty) == Style(foreground: .blue, bold: true))
         #expect(F.style(of: "\"0000\"", row: 2, in: pretty) == Style.fg(.green))
 
         state.togglePretty(in: ResponseDocument(task: F.task(), state: state), viewHeight: 20)
         #expect(!state.pretty)
         let received = #"{"RETCODE": "0000",  "RETMSG":"成功"}"#
-        #expect(F.text(F.render(F.task(body: received), state, height: 3)) == [
-            "HTTP 200 OK · 12 ms · 39 B · application/json",
-            received,
-            "",
-        ])
+        #expect(
+            F.text(F.render(F.task(body: received), state, height: 3)) == [
+                "HTTP 200 OK · 12 ms · 39 B · application/json",
+                received,
+                "",
+            ])
         // As received, a long body is one line cut at the pane's edge.
         let compact = F.text(F.render(F.task(), state, width: 40, height: 2))
         #expect(compact[1] == #"{"RETCODE":"0000","RETMSG":"成功","data…"#)
@@ -215,22 +237,28 @@ enum ResponseViewFixtures {
     }
 
     @Test func invalidJSONShowsTheTextAndTheError() {
-        let task = F.task(body: "{\"a\": 1,\n oops", content: .invalidJSON(text: "{\"a\": 1,\n oops", error: "unexpected character at byte 10"))
+        let task = F.task(
+            body: "{\"a\": 1,\n oops",
+            content: .invalidJSON(text: "{\"a\": 1,\n oops", error: "unexpected character at byte 10"))
         let grid = F.render(task, height: 5)
-        #expect(F.text(grid) == [
-            "HTTP 200 OK · 12 ms · 14 B · application/json",
-            "invalid JSON: unexpected character at byte 10",
-            "{\"a\": 1,",
-            " oops",
-            "",
-        ])
+        #expect(
+            F.text(grid) == [
+                "HTTP 200 OK · 12 ms · 14 B · application/json",
+                "invalid JSON: unexpected character at byte 10",
+                "{\"a\": 1,",
+                " oops",
+                "",
+            ])
         #expect(grid[0, 1].style.dim)
         #expect(!grid[0, 2].style.dim)
     }
 
     @Test func textBinaryAndEmptyBodies() {
         let text = F.task(body: "first\r\n\tsecond\u{7}\nthird\n", headers: [HeaderField("Content-Type", "text/plain")])
-        #expect(F.text(F.render(text, height: 5)) == ["HTTP 200 OK · 12 ms · 22 B · text/plain", "first", "    second\u{FFFD}", "third", ""])
+        #expect(
+            F.text(F.render(text, height: 5)) == [
+                "HTTP 200 OK · 12 ms · 22 B · text/plain", "first", "    second\u{FFFD}", "third", "",
+            ])
         let binary = F.task(body: "xx", headers: [], content: .binary(summary: "2 bytes of image/png"))
         #expect(F.text(F.render(binary, height: 2)) == ["HTTP 200 OK · 12 ms · 2 B", "(2 bytes of image/png)"])
         let empty = F.task(body: "", status: 204, headers: [])
@@ -247,59 +275,83 @@ enum ResponseViewFixtures {
     }
 
     @Test func statusColours() {
-        for (status, colour) in [(200, Color.green), (201, .green), (302, .yellow), (404, .red), (503, .red), (101, .default)] {
+        for (status, colour) in [
+            (200, Color.green), (201, .green), (302, .yellow), (404, .red), (503, .red), (101, .default),
+        ] {
             let grid = F.render(F.task(body: "", status: status, headers: []), height: 2)
             #expect(grid[0, 0].style == Style(foreground: colour, bold: true), "status \(status)")
             #expect(grid[0, 0].text == "H")
         }
-        #expect(F.text(F.render(F.task(body: "", status: 299, headers: []), height: 2)) == ["HTTP 299 · 12 ms · 0 B", "(empty body)"])
+        #expect(
+            F.text(F.render(F.task(body: "", status: 299, headers: []), height: 2)) == [
+                "HTTP 299 · 12 ms · 0 B", "(empty body)",
+            ])
     }
 
     @Test func expectationFailureBannerShowsTheServerMessage() {
         let body = #"{"RETCODE":"1001","RETMSG":"身份证号码格式错误"}"#
-        let failure = UploadFailure.expectationFailed(path: "RETCODE", expected: "0000", actual: "1001", message: "身份证号码格式错误", reason: nil)
+        let failure = UploadFailure.expectationFailed(
+            path: "RETCODE", expected: "0000", actual: "1001", message: "身份证号码格式错误", reason: nil)
         let grid = F.render(F.task(body: body, state: .failed(failure)), height: 7)
-        #expect(F.text(grid) == [
-            "HTTP 200 OK · 12 ms · 57 B · application/json",
-            "✘ 身份证号码格式错误",
-            "  RETCODE = \"1001\", expected \"0000\"",
-            "▾ $ 2 keys",
-            "    RETCODE: \"1001\"",
-            "    RETMSG: \"身份证号码格式错误\"",
-            "",
-        ])
+        #expect(
+            F.text(grid) == [
+                "HTTP 200 OK · 12 ms · 57 B · application/json",
+                "✘ 身份证号码格式错误",
+                "  RETCODE = \"1001\", expected \"0000\"",
+                "▾ $ 2 keys",
+                "    RETCODE: \"1001\"",
+                "    RETMSG: \"身份证号码格式错误\"",
+                "",
+            ])
         #expect(grid[0, 1].style == Style(foreground: .red, bold: true))
         #expect(grid[2, 1].style == Style(foreground: .red, bold: true))
         #expect(grid[2, 2].style == Style.fg(.red))
 
-        let noMessage = UploadFailure.expectationFailed(path: "data.ok", expected: "true", actual: nil, message: nil, reason: nil)
-        #expect(F.text(F.render(F.task(body: body, state: .failed(noMessage)), height: 8))[1] == "✘ data.ok missing, expected \"true\"")
-        let notJSON = UploadFailure.expectationFailed(path: "RETCODE", expected: "0000", actual: nil, message: nil, reason: "the response is not JSON")
-        #expect(F.text(F.render(F.task(body: "<html>", state: .failed(notJSON)), height: 8))[1]
-            == "✘ RETCODE: expected \"0000\", but the response is not JSON")
+        let noMessage = UploadFailure.expectationFailed(
+            path: "data.ok", expected: "true", actual: nil, message: nil, reason: nil)
+        #expect(
+            F.text(F.render(F.task(body: body, state: .failed(noMessage)), height: 8))[1]
+                == "✘ data.ok missing, expected \"true\"")
+        let notJSON = UploadFailure.expectationFailed(
+            path: "RETCODE", expected: "0000", actual: nil, message: nil, reason: "the response is not JSON")
+        #expect(
+            F.text(F.render(F.task(body: "<html>", state: .failed(notJSON)), height: 8))[1]
+                == "✘ RETCODE: expected \"0000\", but the response is not JSON")
     }
 
     @Test func httpStatusFailureBanner() {
         let failure = UploadFailure.httpStatus(500, message: "disk full")
-        let grid = F.render(F.task(body: #"{"msg":"disk full"}"#, status: 500, state: .failed(failure)), width: 70, height: 4)
-        #expect(F.text(grid) == [
-            "HTTP 500 Internal Server Error · 12 ms · 19 B · application/json", "✘ disk full", "▾ $ 1 key", "    msg: \"disk full\"",
-        ])
+        let grid = F.render(
+            F.task(body: #"{"msg":"disk full"}"#, status: 500, state: .failed(failure)), width: 70, height: 4)
+        #expect(
+            F.text(grid) == [
+                "HTTP 500 Internal Server Error · 12 ms · 19 B · application/json", "✘ disk full", "▾ $ 1 key",
+                "    msg: \"disk full\"",
+            ])
         #expect(grid[0, 0].style == Style(foreground: .red, bold: true))
         #expect(grid[2, 1].style == Style(foreground: .red, bold: true))
-        let silent = F.render(F.task(body: "", status: 502, state: .failed(.httpStatus(502, message: nil)), headers: []), height: 2)
+        let silent = F.render(
+            F.task(body: "", status: 502, state: .failed(.httpStatus(502, message: nil)), headers: []), height: 2)
         #expect(F.text(silent) == ["HTTP 502 Bad Gateway · 12 ms · 0 B", "(empty body)"])
         let early = UploadFailure.answeredEarly(status: 200, sent: 10, total: 100)
-        #expect(F.text(F.render(F.task(body: "", state: .failed(early), headers: []), width: 120, height: 3))[1]
-            == "✘ the server answered HTTP 200 after only 10 of 100 bytes were sent; it did not read the whole upload")
+        #expect(
+            F.text(F.render(F.task(body: "", state: .failed(early), headers: []), width: 120, height: 3))[1]
+                == "✘ the server answered HTTP 200 after only 10 of 100 bytes were sent; it did not read the whole upload"
+        )
     }
 
     @Test func noResponseYet() {
         #expect(F.text(F.render(F.pending(.queued), height: 1)) == ["no response yet (queued)"])
         #expect(F.text(F.render(F.pending(.sending), height: 1)) == ["no response yet (sending)"])
         #expect(F.text(F.render(F.pending(.awaitingResponse), height: 1)) == ["no response yet (awaiting response)"])
-        #expect(F.text(F.render(F.pending(.waitingForDependency(TaskID(7))), height: 1)) == ["no response yet (waiting for #7)"])
-        #expect(F.text(F.render(F.pending(.cancelled(reason: "by user")), height: 1)) == ["no response (cancelled: by user)"])
+        #expect(
+            F.text(F.render(F.pending(.waitingForDependency(TaskID(7))), height: 1)) == [
+                "no response yet (waiting for #7)"
+            ])
+        #expect(
+            F.text(F.render(F.pending(.cancelled(reason: "by user")), height: 1)) == [
+                "no response (cancelled: by user)"
+            ])
         #expect(F.text(F.render(nil, height: 1)) == ["no task selected"])
         let grid = F.render(F.pending(.queued), height: 1)
         #expect(grid[0, 0].style.dim)
@@ -311,14 +363,15 @@ enum ResponseViewFixtures {
     @Test func cjkIsCutByColumnsAtNarrowWidths() {
         let body = #"{"姓名":"张三丰张三丰张三丰张三丰","备注信息":{"原因":"身份证号码格式错误，请重新上传"}}"#
         let grid = F.render(F.task(body: body), width: 30, height: 6)
-        #expect(F.text(grid) == [
-            "HTTP 200 OK · 12 ms · 123 B ·…",
-            "▾ $ 2 keys",
-            "    姓名: \"张三丰张三丰张三丰…",
-            "  ▾ 备注信息 1 key",
-            "      原因: \"身份证号码格式错…",
-            "",
-        ])
+        #expect(
+            F.text(grid) == [
+                "HTTP 200 OK · 12 ms · 123 B ·…",
+                "▾ $ 2 keys",
+                "    姓名: \"张三丰张三丰张三丰…",
+                "  ▾ 备注信息 1 key",
+                "      原因: \"身份证号码格式错…",
+                "",
+            ])
         for y in 0..<grid.height {
             for x in 0..<grid.width where grid[x, y].isContinuation {
                 #expect(x > 0 && grid[x - 1, y].width == 2, "no orphan half of a wide character at \(x),\(y)")
@@ -399,7 +452,10 @@ enum ResponseViewFixtures {
             let handled = state.handle(key, document: document, viewHeight: 14)
             #expect(handled, "\(key)")
         }
-        press(.down); press(.character("j")); press(.character("j")); press(.down)
+        press(.down)
+        press(.character("j"))
+        press(.character("j"))
+        press(.down)
         #expect(state.cursor == 4)
         press(.enter)
         #expect(state.collapsed == ["$.data"])
@@ -421,7 +477,8 @@ enum ResponseViewFixtures {
         #expect(state.cursor == 0)
         press(.up)
         #expect(state.cursor == 0)
-        let handled = state.handle(.character("q"), document: ResponseDocument(task: F.task(), state: state), viewHeight: 14)
+        let handled = state.handle(
+            .character("q"), document: ResponseDocument(task: F.task(), state: state), viewHeight: 14)
         #expect(!handled)
     }
 
@@ -430,14 +487,15 @@ enum ResponseViewFixtures {
         state.collapseAll(in: ResponseDocument(task: F.task(), state: state), viewHeight: 14)
         #expect(state.collapsed == ["$.data", "$.data.tags"])
         #expect(state.cursor == 4, "the cursor moves to the nearest visible ancestor")
-        #expect(F.text(F.render(F.task(), state)).prefix(6) == [
-            "HTTP 200 OK · 12 ms · 115 B · application/json",
-            "▾ $ 3 keys",
-            "    RETCODE: \"0000\"",
-            "    RETMSG: \"成功\"",
-            "  ▸ data {…} 5 keys",
-            "",
-        ])
+        #expect(
+            F.text(F.render(F.task(), state)).prefix(6) == [
+                "HTTP 200 OK · 12 ms · 115 B · application/json",
+                "▾ $ 3 keys",
+                "    RETCODE: \"0000\"",
+                "    RETMSG: \"成功\"",
+                "  ▸ data {…} 5 keys",
+                "",
+            ])
         state.toggle(in: ResponseDocument(task: F.task(), state: state), viewHeight: 14)
         #expect(F.text(F.render(F.task(), state))[7] == "    ▸ tags […] 2 items", "children stay collapsed")
         state.expandAll(in: ResponseDocument(task: F.task(), state: state), viewHeight: 14)
@@ -475,7 +533,8 @@ enum ResponseViewFixtures {
 @Suite struct ResponseViewRenderTests {
     typealias F = ResponseViewFixtures
 
-    static let bigBody = "[" + (0..<10_000).map { #"{"id":\#($0),"name":"file-\#($0).jpg"}"# }.joined(separator: ",") + "]"
+    static let bigBody =
+        "[" + (0..<10_000).map { #"{"id":\#($0),"name":"file-\#($0).jpg"}"# }.joined(separator: ",") + "]"
 
     @Test func cursorIsHighlightedOnlyWhenFocused() {
         let state = ResponseViewState(cursor: 2)
@@ -494,17 +553,20 @@ enum ResponseViewFixtures {
         #expect(document.lines.count == 2 + 10_000 * 3)
 
         var grid = Grid(size: Size(width: 40, height: 8))
-        ResponseView.render(document, state: ResponseViewState(), into: &grid, in: Rect(x: 0, y: 1, width: 40, height: 6), focused: true)
-        #expect(F.text(grid) == [
-            "",
-            "HTTP 200 OK · 12 ms · 340 KiB · applica…",
-            "▾ $ 10000 items",
-            "  ▾ 0 2 keys",
-            "      id: 0",
-            "      name: \"file-0.jpg\"",
-            "  ▾ 1 2 keys                     1/30002",
-            "",
-        ])
+        ResponseView.render(
+            document, state: ResponseViewState(), into: &grid, in: Rect(x: 0, y: 1, width: 40, height: 6), focused: true
+        )
+        #expect(
+            F.text(grid) == [
+                "",
+                "HTTP 200 OK · 12 ms · 340 KiB · applica…",
+                "▾ $ 10000 items",
+                "  ▾ 0 2 keys",
+                "      id: 0",
+                "      name: \"file-0.jpg\"",
+                "  ▾ 1 2 keys                     1/30002",
+                "",
+            ])
         #expect(grid[33, 6].style == ResponseView.indicatorStyle)
         #expect(grid[0, 1].style.background == .blue, "the cursor starts on the status line")
 
@@ -512,15 +574,17 @@ enum ResponseViewFixtures {
         state.moveToBottom(lineCount: document.lines.count, viewHeight: 6)
         grid = Grid(size: Size(width: 40, height: 6))
         ResponseView.render(document, state: state, into: &grid, in: grid.bounds, focused: true)
-        #expect(F.text(grid) == [
-            "  ▾ 9998 2 keys",
-            "      id: 9998",
-            "      name: \"file-9998.jpg\"",
-            "  ▾ 9999 2 keys",
-            "      id: 9999",
-            "      name: \"file-9999.jpg\"  30002/30002",
-        ])
-        #expect((0..<40).allSatisfy { grid[$0, 5].style.background == .blue || $0 >= 28 }, "the last line is the cursor")
+        #expect(
+            F.text(grid) == [
+                "  ▾ 9998 2 keys",
+                "      id: 9998",
+                "      name: \"file-9998.jpg\"",
+                "  ▾ 9999 2 keys",
+                "      id: 9999",
+                "      name: \"file-9999.jpg\"  30002/30002",
+            ])
+        #expect(
+            (0..<40).allSatisfy { grid[$0, 5].style.background == .blue || $0 >= 28 }, "the last line is the cursor")
         #expect(F.text(grid).last?.hasSuffix("30002/30002") == true)
 
         // The plain case: 10,000 scalars.
@@ -543,12 +607,15 @@ enum ResponseViewFixtures {
     @Test func drawsOnlyInsideItsRectangle() {
         var grid = Grid(size: Size(width: 20, height: 4), fill: Cell("#"))
         let state = ResponseViewState()
-        ResponseView.render(ResponseDocument(task: F.task(), state: state), state: state, into: &grid, in: Rect(x: 2, y: 1, width: 16, height: 2), focused: false)
-        #expect(grid.lines() == [
-            "####################",
-            "##HTTP 200 OK · 1…##",
-            "##▾ $ 3 keys  1/12##",
-            "####################",
-        ])
+        ResponseView.render(
+            ResponseDocument(task: F.task(), state: state), state: state, into: &grid,
+            in: Rect(x: 2, y: 1, width: 16, height: 2), focused: false)
+        #expect(
+            grid.lines() == [
+                "####################",
+                "##HTTP 200 OK · 1…##",
+                "##▾ $ 3 keys  1/12##",
+                "####################",
+            ])
     }
 }

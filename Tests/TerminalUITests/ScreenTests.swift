@@ -1,92 +1,99 @@
 import Testing
-import UploadPlan
 import UploadEngine
+import UploadPlan
 
 @testable import TerminalUI
 
 /// Whole screens rendered from models and compared as text, as a user reads them.
 @Suite struct ScreenTests {
     @Test func busyScreenAt120x40() {
-        #expect(Fixtures.render(Fixtures.busyModel(width: 120, height: 40)) == [
-            " Hoist │ POST http://127.0.0.1:8080/upload · multipart                                    task per file │ ▶ running 2/3",
-            "╭─ Files ─────────────── 3 · 200 MiB ─╮╭─ Tasks ───────────────────────────────────────────────────────────────── 1/3 ─╮",
-            "│  身份证 正面.jpg             176 KiB││✔ 身份证 正面.jpg    [████████] 100%   176 KiB/176 KiB                   2s 200│",
-            "│    image/jpeg  → field image        ││↑ 身份证 反面.jpg    [███░░░░░]  49%  87.9 KiB/176 KiB 1.00 MiB/s    ETA 1s   —│",
-            "│  身份证 反面.jpg             176 KiB││↑ build-artifact.ta… [█░░░░░░░]  24%  50.0 MiB/200 MiB 40.0 MiB/s    ETA 4s   —│",
-            "│    image/jpeg  → field image        ││                                                                               │",
-            "│  build-artifact.tar.gz       200 MiB││                                                                               │",
-            "│    application/gzip  → field file   ││                                                                               │",
-            "│                                     ││                                                                               │",
-            "│                                     ││                                                                               │",
-            "│                                     ││                                                                               │",
-            "│                                     ││                                                                               │",
-            "│                                     ││                                                                               │",
-            "│                                     ││                                                                               │",
-            "│                                     ││                                                                               │",
-            "│                                     ││                                                                               │",
-            "│                                     ││                                                                               │",
-            "│                                     ││                                                                               │",
-            "│                                     ││                                                                               │",
-            "│                                     ││ 3 tasks  ↑ 2  ✔ 1                   50.3 MiB/200 MiB  25%  41.0 MiB/s  ETA 4s │",
-            "╰─────────────────────────────────────╯╰───────────────────────────────────────────────────────────────────────────────╯",
-            "╭─ Fields & headers ────────────── 2 ─╮╭─ Response · 身份证 正面.jpg ──────────────────────────────────────────────────╮",
-            "│ F user_id = 42                      ││HTTP 200 OK · 12 ms · 77 B · application/json                                  │",
-            "│ H Authorization: ••••••             ││▾ $ 3 keys                                                                     │",
-            "│                                     ││    RETCODE: \"0000\"                                                            │",
-            "│                                     ││    RETMSG: \"成功\"                                                             │",
-            "│                                     ││  ▾ files 1 item                                                               │",
-            "│                                     ││    ▾ 0 2 keys                                                                 │",
-            "│                                     ││        name: \"image\"                                                          │",
-            "│                                     ││        size: 180006                                                           │",
-            "│                                     ││                                                                               │",
-            "│                                     ││                                                                               │",
-            "│                                     ││                                                                               │",
-            "│                                     ││                                                                               │",
-            "│                                     ││                                                                               │",
-            "│                                     ││                                                                               │",
-            "│                                     ││                                                                               │",
-            "│                                     ││                                                                               │",
-            "╰─────────────────────────────────────╯╰───────────────────────────────────────────────────────────────────────────────╯",
-            " a add  Space mark  e edit  d delete  o 1 req/each  u upload  U each  p pause  +/- slots  t target  Tab pane  ? help",
-        ])
+        #expect(
+            Fixtures.render(Fixtures.busyModel(width: 120, height: 40)) == [
+                " Hoist │ POST http://127.0.0.1:8080/upload · multipart                                    task per file │ ▶ running 2/3",
+                "╭─ Files ─────────────── 3 · 200 MiB ─╮╭─ Tasks ───────────────────────────────────────────────────────────────── 1/3 ─╮",
+                "│  身份证 正面.jpg             176 KiB││✔ 身份证 正面.jpg    [████████] 100%   176 KiB/176 KiB                   2s 200│",
+                "│    image/jpeg  → field image        ││↑ 身份证 反面.jpg    [███░░░░░]  49%  87.9 KiB/176 KiB 1.00 MiB/s    ETA 1s   —│",
+                "│  身份证 反面.jpg             176 KiB││↑ build-artifact.ta… [█░░░░░░░]  24%  50.0 MiB/200 MiB 40.0 MiB/s    ETA 4s   —│",
+                "│    image/jpeg  → field image        ││                                                                               │",
+                "│  build-artifact.tar.gz       200 MiB││                                                                               │",
+                "│    application/gzip  → field file   ││                                                                               │",
+                "│                                     ││                                                                               │",
+                "│                                     ││                                                                               │",
+                "│                                     ││                                                                               │",
+                "│                                     ││                                                                               │",
+                "│                                     ││                                                                               │",
+                "│                                     ││                                                                               │",
+                "│                                     ││                                                                               │",
+                "│                                     ││                                                                               │",
+                "│                                     ││                                                                               │",
+                "│                                     ││                                                                               │",
+                "│                                     ││                                                                               │",
+                "│                                     ││ 3 tasks  ↑ 2  ✔ 1                   50.3 MiB/200 MiB  25%  41.0 MiB/s  ETA 4s │",
+                "╰─────────────────────────────────────╯╰───────────────────────────────────────────────────────────────────────────────╯",
+                "╭─ Fields & headers ────────────── 2 ─╮╭─ Response · 身份证 正面.jpg ──────────────────────────────────────────────────╮",
+                "│ F user_id = 42                      ││HTTP 200 OK · 12 ms · 77 B · application/json                                  │",
+                "│ H Authorization: ••••••             ││▾ $ 3 keys                                                                     │",
+                "│                                     ││    RETCODE: \"0000\"                                                            │",
+                "│                                     ││    RETMSG: \"成功\"                                                             │",
+                "│                                     ││  ▾ files 1 item                                                               │",
+                "│                                     ││    ▾ 0 2 keys                                                                 │",
+                "│                                     ││        name: \"image\"                                                          │",
+                "│                                     ││        size: 180006                                                           │",
+                "│                                     ││                                                                               │",
+                "│                                     ││                                                                               │",
+                "│                                     ││                                                                               │",
+                "│                                     ││                                                                               │",
+                "│                                     ││                                                                               │",
+                "│                                     ││                                                                               │",
+                "│                                     ││                                                                               │",
+                "│                                     ││                                                                               │",
+                "╰─────────────────────────────────────╯╰───────────────────────────────────────────────────────────────────────────────╯",
+                " a add  Space mark  e edit  d delete  o 1 req/each  u upload  U each  p pause  +/- slots  t target  Tab pane  ? help",
+            ])
     }
 
     /// 80×24: Files and Fields side by side, the type column instead of a second row, no profile in the bar.
     @Test func busyScreenAt80x24() {
         let lines = Fixtures.render(Fixtures.busyModel(width: 80, height: 24))
-        #expect(lines == [
-            " Hoist │ POST http://127.0.0.1:8080/upload · multipart            ▶ running 2/3",
-            "╭─ Files ──────────────────── 3 · 200 MiB ─╮╭─ Fields & headers ─────────── 2 ─╮",
-            "│  身份证 正面.jpg       176 KiB image/jpeg││ F user_id = 42                   │",
-            "│  身份证 反面.jpg       176 KiB image/jpeg││ H Authorization: ••••••          │",
-            "│  build-artifact.tar…   200 MiB applicati…││                                  │",
-            "│                                          ││                                  │",
-            "╰──────────────────────────────────────────╯╰──────────────────────────────────╯",
-            "╭─ Tasks ──────────────────────────────────────────────────────────────── 1/3 ─╮",
-            "│✔ 身份证 正面.jpg   [████████] 100%   176 KiB/176 KiB                   2s 200│",
-            "│↑ 身份证 反面.jpg   [███░░░░░]  49%  87.9 KiB/176 KiB 1.00 MiB/s    ETA 1s   —│",
-            "│↑ build-artifact.t… [█░░░░░░░]  24%  50.0 MiB/200 MiB 40.0 MiB/s    ETA 4s   —│",
-            "│                                                                              │",
-            "│                                                                              │",
-            "│ 3 tasks  ↑ 2  ✔ 1                  50.3 MiB/200 MiB  25%  41.0 MiB/s  ETA 4s │",
-            "╰──────────────────────────────────────────────────────────────────────────────╯",
-            "╭─ Response · 身份证 正面.jpg ─────────────────────────────────────────────────╮",
-            "│HTTP 200 OK · 12 ms · 77 B · application/json                                 │",
-            "│▾ $ 3 keys                                                                    │",
-            "│    RETCODE: \"0000\"                                                           │",
-            "│    RETMSG: \"成功\"                                                            │",
-            "│  ▾ files 1 item                                                              │",
-            "│    ▾ 0 2 keys                                                             1/8│",
-            "╰──────────────────────────────────────────────────────────────────────────────╯",
-            " a add  Space mark  e edit  d delete  o 1 req/each  u upload  U each  p pause",
-        ])
+        #expect(
+            lines == [
+                " Hoist │ POST http://127.0.0.1:8080/upload · multipart            ▶ running 2/3",
+                "╭─ Files ──────────────────── 3 · 200 MiB ─╮╭─ Fields & headers ─────────── 2 ─╮",
+                "│  身份证 正面.jpg       176 KiB image/jpeg││ F user_id = 42                   │",
+                "│  身份证 反面.jpg       176 KiB image/jpeg││ H Authorization: ••••••          │",
+                "│  build-artifact.tar…   200 MiB applicati…││                                  │",
+                "│                                          ││                                  │",
+                "╰──────────────────────────────────────────╯╰──────────────────────────────────╯",
+                "╭─ Tasks ──────────────────────────────────────────────────────────────── 1/3 ─╮",
+                "│✔ 身份证 正面.jpg   [████████] 100%   176 KiB/176 KiB                   2s 200│",
+                "│↑ 身份证 反面.jpg   [███░░░░░]  49%  87.9 KiB/176 KiB 1.00 MiB/s    ETA 1s   —│",
+                "│↑ build-artifact.t… [█░░░░░░░]  24%  50.0 MiB/200 MiB 40.0 MiB/s    ETA 4s   —│",
+                "│                                                                              │",
+                "│                                                                              │",
+                "│ 3 tasks  ↑ 2  ✔ 1                  50.3 MiB/200 MiB  25%  41.0 MiB/s  ETA 4s │",
+                "╰──────────────────────────────────────────────────────────────────────────────╯",
+                "╭─ Response · 身份证 正面.jpg ─────────────────────────────────────────────────╮",
+                "│HTTP 200 OK · 12 ms · 77 B · application/json                                 │",
+                "│▾ $ 3 keys                                                                    │",
+                "│    RETCODE: \"0000\"                                                           │",
+                "│    RETMSG: \"成功\"                                                            │",
+                "│  ▾ files 1 item                                                              │",
+                "│    ▾ 0 2 keys                                                             1/8│",
+                "╰──────────────────────────────────────────────────────────────────────────────╯",
+                " a add  Space mark  e edit  d delete  o 1 req/each  u upload  U each  p pause",
+            ])
         #expect(lines.allSatisfy { TextWidth.columns(of: $0) <= 80 })
     }
 
     @Test func aThousandTasksDrawOnlyTheVisibleRowsAndFollowTheCursor() {
         var m = Fixtures.model(width: 80, height: 24)
         for i in 1...1000 {
-            _ = m.update(.engine(.added(Fixtures.task(i, "scan-\(i).png", state: i <= 8 ? .sending : .queued, sent: 500, total: 1000, speed: 2048, eta: .seconds(1)))))
+            _ = m.update(
+                .engine(
+                    .added(
+                        Fixtures.task(
+                            i, "scan-\(i).png", state: i <= 8 ? .sending : .queued, sent: 500, total: 1000, speed: 2048,
+                            eta: .seconds(1)))))
         }
         m.focus = .tasks
         _ = m.update(.key(.character("G")))
@@ -101,7 +108,11 @@ import UploadEngine
     @Test func cjkAndEmojiNamesKeepTheColumnsAligned() {
         var m = Fixtures.model(width: 80, height: 24)
         for (i, name) in ["身份证 正面.jpg", "photos 📷 2026.zip", "plain.txt", "合同合同合同合同合同合同合同.pdf"].enumerated() {
-            _ = m.update(.engine(.added(Fixtures.task(i + 1, name, state: .sending, sent: 512, total: 1024, speed: 100, eta: .seconds(5)))))
+            _ = m.update(
+                .engine(
+                    .added(
+                        Fixtures.task(
+                            i + 1, name, state: .sending, sent: 512, total: 1024, speed: 100, eta: .seconds(5)))))
         }
         let rows = Fixtures.render(m).filter { $0.contains("[") && $0.contains("%") }
         #expect(rows.count == 4)
@@ -120,10 +131,13 @@ import UploadEngine
         _ = m.update(.key(.escape))
 
         _ = m.update(.key(.character("a")))
-        _ = m.update(.listed(directory: "/data", entries: [
-            DirectoryEntry(name: "身份证 正面.jpg", isDirectory: false, size: 180_006),
-            DirectoryEntry(name: "photos", isDirectory: true),
-        ]))
+        _ = m.update(
+            .listed(
+                directory: "/data",
+                entries: [
+                    DirectoryEntry(name: "身份证 正面.jpg", isDirectory: false, size: 180_006),
+                    DirectoryEntry(name: "photos", isDirectory: true),
+                ]))
         _ = m.update(.key(.down))
         _ = m.update(.key(.down))
         _ = m.update(.key(.character(" ")))
@@ -185,4 +199,3 @@ import UploadEngine
         #expect(after.changes(from: Grid(size: Size(width: 5, height: 2))).count == 2, "a resize redraws everything")
     }
 }
-

@@ -49,45 +49,54 @@ import UploadEngine
 }
 
 @Suite struct TransferRowsTests {
-    static func task(_ id: Int, _ name: String, state: TaskState, sent: Int64, total: Int64?, speed: Double = 0, eta: Duration? = nil, status: Int? = nil) -> TaskSnapshot {
+    static func task(
+        _ id: Int, _ name: String, state: TaskState, sent: Int64, total: Int64?, speed: Double = 0,
+        eta: Duration? = nil, status: Int? = nil
+    ) -> TaskSnapshot {
         var snapshot = TaskSnapshot(
             id: TaskID(id), request: UploadRequest(url: "http://x/", body: .json([]), label: name), priority: .normal,
             dependency: nil, state: state,
             progress: UploadProgress(attempt: 1, bytesSent: sent, totalBytes: total, bytesPerSecond: speed, eta: eta),
             attempts: 1, response: nil, answeredEarly: false, addedAt: .now, startedAt: nil, finishedAt: nil)
         if let status {
-            snapshot.response = UploadResponse(status: status, headers: [], elapsed: .zero, body: [], bodyBytesReceived: 0, content: .empty)
+            snapshot.response = UploadResponse(
+                status: status, headers: [], elapsed: .zero, body: [], bodyBytesReceived: 0, content: .empty)
         }
         return snapshot
     }
 
     let sample = [
-        TransferRowsTests.task(1, "身份证 正面.jpg", state: .sending, sent: 4_718_592, total: 10_485_760, speed: 2_202_010, eta: .seconds(3)),
+        TransferRowsTests.task(
+            1, "身份证 正面.jpg", state: .sending, sent: 4_718_592, total: 10_485_760, speed: 2_202_010, eta: .seconds(3)),
         TransferRowsTests.task(2, "notes.txt", state: .succeeded, sent: 1024, total: 1024, status: 200),
     ]
 
     @Test func rowsAtEightyColumns() {
         let lines = TransferRows.lines(for: sample, width: 80, maxRows: 10)
-        #expect(lines == [
-            "身份证 正面.jpg  [##----]  45%    4.50 MiB / 10.0 MiB  ETA 3s     sending       ",
-            "notes.txt        [######] 100%    1.00 KiB / 1.00 KiB             done 200      ",
-            "Total 1/2 done   [##----]  45%    4.50 MiB / 10.0 MiB  ETA 3s                   ",
-        ])
+        #expect(
+            lines == [
+                "身份证 正面.jpg  [##----]  45%    4.50 MiB / 10.0 MiB  ETA 3s     sending       ",
+                "notes.txt        [######] 100%    1.00 KiB / 1.00 KiB             done 200      ",
+                "Total 1/2 done   [##----]  45%    4.50 MiB / 10.0 MiB  ETA 3s                   ",
+            ])
         #expect(lines.allSatisfy { TextWidth.columns(of: $0) == 80 })
     }
 
     @Test func rowsAtWideTerminal() {
         let lines = TransferRows.lines(for: sample, width: 120, maxRows: 10)
-        #expect(lines == [
-            "身份证 正面.jpg              [#########-----------]  45%    4.50 MiB / 10.0 MiB    2.10 MiB/s  ETA 3s     sending       ",
-            "notes.txt                    [####################] 100%    1.00 KiB / 1.00 KiB                           done 200      ",
-            "Total 1/2 done               [#########-----------]  45%    4.50 MiB / 10.0 MiB    2.10 MiB/s  ETA 3s                   ",
-        ])
+        #expect(
+            lines == [
+                "身份证 正面.jpg              [#########-----------]  45%    4.50 MiB / 10.0 MiB    2.10 MiB/s  ETA 3s     sending       ",
+                "notes.txt                    [####################] 100%    1.00 KiB / 1.00 KiB                           done 200      ",
+                "Total 1/2 done               [#########-----------]  45%    4.50 MiB / 10.0 MiB    2.10 MiB/s  ETA 3s                   ",
+            ])
         #expect(lines.allSatisfy { TextWidth.columns(of: $0) == 120 })
     }
 
     @Test func aThousandTasksShowOnlyWhatFits() {
-        let tasks = (1...1000).map { TransferRowsTests.task($0, "file-\($0).bin", state: $0 <= 8 ? .sending : .queued, sent: 10, total: 100) }
+        let tasks = (1...1000).map {
+            TransferRowsTests.task($0, "file-\($0).bin", state: $0 <= 8 ? .sending : .queued, sent: 10, total: 100)
+        }
         let lines = TransferRows.lines(for: tasks, width: 100, maxRows: 12)
         #expect(lines.count == 13)
         #expect(lines[0].hasPrefix("file-1.bin"))

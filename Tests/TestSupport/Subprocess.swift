@@ -61,9 +61,14 @@ public final class Subprocess: @unchecked Sendable {
             envp?.forEach { free($0) }
         }
         var spawnedPID: pid_t = 0
-        let spawned = envp.map { envp in
-            envp.withUnsafeBufferPointer { posix_spawn(&spawnedPID, executable, &actions, &attributes, argv, UnsafeMutablePointer(mutating: $0.baseAddress)) }
-        } ?? posix_spawn(&spawnedPID, executable, &actions, &attributes, argv, environ)
+        let spawned =
+            envp.map { envp in
+                envp.withUnsafeBufferPointer {
+                    posix_spawn(
+                        &spawnedPID, executable, &actions, &attributes, argv,
+                        UnsafeMutablePointer(mutating: $0.baseAddress))
+                }
+            } ?? posix_spawn(&spawnedPID, executable, &actions, &attributes, argv, environ)
         let child = spawnedPID
         close(devNull)
         close(stdout.write)

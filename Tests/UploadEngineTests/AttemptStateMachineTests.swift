@@ -76,8 +76,9 @@ import Testing
                 == .finish(response: ok, answeredEarly: false, verdict: .attemptSucceeded),
             "of unknown length: early only when the request was not fully sent")
         var cut = UploadAttemptStateMachine(number: 1, totalBytes: nil, request: request())
-        guard case .finish(_, true, .attemptFailed(.answeredEarly(200, 7, nil), nil, _))? =
-            cut.handle(outcome(.success(ok), sent: 7, early: true, fullySent: false))
+        guard
+            case .finish(_, true, .attemptFailed(.answeredEarly(200, 7, nil), nil, _))? =
+                cut.handle(outcome(.success(ok), sent: 7, early: true, fullySent: false))
         else {
             Issue.record("expected an early answer")
             return

@@ -15,7 +15,10 @@ import Testing
     }
 
     @Test func resetMidBodyThenSuccessfulRetry() async throws {
-        try await Harness.run(configure: { $0.resetFirst = 1; $0.resetAfterBodyBytes = 200_000 }) { h in
+        try await Harness.run(configure: {
+            $0.resetFirst = 1
+            $0.resetAfterBodyBytes = 200_000
+        }) { h in
             let (form, bytes) = fileForm(h, size: 2_000_000)
             let id = try h.engine.add(UploadRequest(url: h.url, body: .multipart(form), retry: fastRetry))
             let done = try await h.finish(id)
@@ -25,7 +28,9 @@ import Testing
             let history = h.events.snapshots(of: id)
             expectMonotonicProgress(history)
             #expect(history.contains { if case .waitingToRetry = $0.state { true } else { false } })
-            #expect(history.contains { $0.progress.attempt == 2 && $0.progress.bytesSent == 0 }, "the retry starts a new attempt from zero")
+            #expect(
+                history.contains { $0.progress.attempt == 2 && $0.progress.bytesSent == 0 },
+                "the retry starts a new attempt from zero")
             #expect(done.progress.attempt == 2 && done.progress.bytesSent == done.progress.totalBytes)
             // Nothing half-written stays on the receiving side.
             #expect(try FileManager.default.contentsOfDirectory(atPath: h.saved.path).count == 1)
@@ -33,7 +38,10 @@ import Testing
     }
 
     @Test func unavailableWithRetryAfterIsHonoured() async throws {
-        try await Harness.run(configure: { $0.failFirst = 1; $0.retryAfterSeconds = 1 }) { h in
+        try await Harness.run(configure: {
+            $0.failFirst = 1
+            $0.retryAfterSeconds = 1
+        }) { h in
             let (form, _) = fileForm(h, size: 10_000)
             let id = try h.engine.add(UploadRequest(url: h.url, body: .multipart(form), retry: fastRetry))
             let done = try await h.finish(id)
@@ -60,7 +68,9 @@ import Testing
         try await Harness.run { h in
             // Larger than the loopback socket buffers, so the stall is felt.
             let (form, _) = fileForm(h, size: 40_000_000)
-            let request = UploadRequest(url: h.url + "?stall=1500", body: .multipart(form), timeouts: Timeouts(idle: .milliseconds(400)), retry: .none)
+            let request = UploadRequest(
+                url: h.url + "?stall=1500", body: .multipart(form), timeouts: Timeouts(idle: .milliseconds(400)),
+                retry: .none)
             let done = try await h.finish(try h.engine.add(request))
             #expect(done.failure == .idleTimeout(.milliseconds(400)))
             #expect(done.failure?.description == "no bytes moved for 0.4 s (idle timeout)")
@@ -73,7 +83,8 @@ import Testing
             // Larger than the loopback socket buffers: a smaller body can be
             // all in the kernel before the answer comes, and then it was sent.
             let (form, _) = fileForm(h, size: 40_000_000)
-            let done = try await h.finish(try h.engine.add(UploadRequest(url: h.url, body: .multipart(form), retry: fastRetry)))
+            let done = try await h.finish(
+                try h.engine.add(UploadRequest(url: h.url, body: .multipart(form), retry: fastRetry)))
             #expect(done.failure == .httpStatus(413, message: nil))
             #expect(done.attempts == 1, "413 is not retried")
             #expect(done.answeredEarly)
@@ -87,7 +98,8 @@ import Testing
     @Test func earlySuccessBeforeTheBodyWasReadIsNotASuccess() async throws {
         try await Harness.run { h in
             let (form, _) = fileForm(h, size: 20_000_000)
-            let done = try await h.finish(try h.engine.add(UploadRequest(url: h.url + "?early=1", body: .multipart(form), retry: .none)))
+            let done = try await h.finish(
+                try h.engine.add(UploadRequest(url: h.url + "?early=1", body: .multipart(form), retry: .none)))
             #expect(done.answeredEarly)
             #expect(done.response?.status == 200)
             guard case .answeredEarly(200, let sent, let total)? = done.failure else {
@@ -102,7 +114,8 @@ import Testing
     @Test func refusedConnection() async throws {
         let port = unusedPort()
         let engine = UploadEngine(configuration: .init(environment: [:]))
-        let id = try engine.add(UploadRequest(url: "http://127.0.0.1:\(port)/upload", body: .json(Array("{}".utf8)), retry: .none))
+        let id = try engine.add(
+            UploadRequest(url: "http://127.0.0.1:\(port)/upload", body: .json(Array("{}".utf8)), retry: .none))
         let done = try #require(await engine.result(of: id))
         await engine.shutdown()
         guard case .connectionFailed(let detail)? = done.failure else {
@@ -114,7 +127,8 @@ import Testing
 
     @Test func invalidJSONIsShownAsText() async throws {
         try await Harness.run { h in
-            let done = try await h.finish(try h.engine.add(UploadRequest(url: h.url + "?reply=invalid-json", body: .json(Array("{}".utf8)))))
+            let done = try await h.finish(
+                try h.engine.add(UploadRequest(url: h.url + "?reply=invalid-json", body: .json(Array("{}".utf8)))))
             #expect(done.state == .succeeded)
             guard case .invalidJSON(let text, let error)? = done.response?.content else {
                 Issue.record("expected invalid JSON, got \(String(describing: done.response?.content))")
@@ -127,10 +141,16 @@ import Testing
 
     @Test func failedExpectationShowsTheMessageField() async throws {
         try await Harness.run { h in
-            let reply = #"{"RETCODE":"0001","RETMSG":"photo is blurry"}"#.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+            let reply = #"{"RETCODE":"0001","RETMSG":"photo is blurry"}"#.addingPercentEncoding(
+                withAllowedCharacters: .alphanumerics)!
             let rule = SuccessRule(expectations: [.init(path: "RETCODE", value: "0000")], messagePath: "RETMSG")
-            let done = try await h.finish(try h.engine.add(UploadRequest(url: h.url + "?json=" + reply, body: .json(Array("{}".utf8)), success: rule)))
-            #expect(done.failure == .expectationFailed(path: "RETCODE", expected: "0000", actual: "0001", message: "photo is blurry", reason: nil))
+            let done = try await h.finish(
+                try h.engine.add(
+                    UploadRequest(url: h.url + "?json=" + reply, body: .json(Array("{}".utf8)), success: rule)))
+            #expect(
+                done.failure
+                    == .expectationFailed(
+                        path: "RETCODE", expected: "0000", actual: "0001", message: "photo is blurry", reason: nil))
             #expect(done.failure?.serverMessage == "photo is blurry")
             #expect(done.attempts == 1)
         }
@@ -140,10 +160,13 @@ import Testing
         try await Harness.run { h in
             let missing = h.files.path + "/front.jpg"
             #expect(throws: UploadFailure.input(.fileNotFound(field: "image", path: missing))) {
-                try h.engine.add(UploadRequest(url: h.url, body: .multipart(MultipartForm(parts: [.file("image", path: missing)]))))
+                try h.engine.add(
+                    UploadRequest(url: h.url, body: .multipart(MultipartForm(parts: [.file("image", path: missing)]))))
             }
             #expect(throws: UploadFailure.input(.isDirectory(field: "image", path: h.files.path))) {
-                try h.engine.add(UploadRequest(url: h.url, body: .multipart(MultipartForm(parts: [.file("image", path: h.files.path)]))))
+                try h.engine.add(
+                    UploadRequest(
+                        url: h.url, body: .multipart(MultipartForm(parts: [.file("image", path: h.files.path)]))))
             }
             #expect(throws: UploadFailure.invalidURL("htp://x", reason: "the scheme must be http or https")) {
                 try h.engine.add(UploadRequest(url: "htp://x", body: .json([])))
@@ -161,9 +184,14 @@ import Testing
     func aFileChangedDuringItsUploadFailsAsChanged(sending: FileSending, newSize: Int) async throws {
         try await Harness.run(fileSending: sending, configure: { $0.readBytesPerSecond = 8_000_000 }) { h in
             let file = randomFile(h, "身份证 正面.bin", size: 32_000_000, seed: 9)
-            let id = try h.engine.add(UploadRequest(url: h.url, body: .multipart(MultipartForm(parts: [.file("f", path: file.path)])), retry: fastRetry))
+            let id = try h.engine.add(
+                UploadRequest(
+                    url: h.url, body: .multipart(MultipartForm(parts: [.file("f", path: file.path)])), retry: fastRetry)
+            )
             let started = ContinuousClock.now
-            while (h.events.snapshots(of: id).last?.progress.bytesSent ?? 0) < 4_000_000, ContinuousClock.now - started < .seconds(20) {
+            while (h.events.snapshots(of: id).last?.progress.bytesSent ?? 0) < 4_000_000,
+                ContinuousClock.now - started < .seconds(20)
+            {
                 try await Task.sleep(for: .milliseconds(10))
             }
             // Under a lease, the truncation waits in the kernel until hoist lets go.
@@ -189,7 +217,9 @@ import Testing
             let writer = open(file.path, O_WRONLY)
             #expect(writer >= 0)
             defer { close(writer) }
-            let done = try await h.finish(try h.engine.add(UploadRequest(url: h.url, body: .multipart(MultipartForm(parts: [.file("f", path: file.path)])))))
+            let done = try await h.finish(
+                try h.engine.add(
+                    UploadRequest(url: h.url, body: .multipart(MultipartForm(parts: [.file("f", path: file.path)])))))
             #expect(done.state == .succeeded)
             #expect(try received(done).files.first?.sha256 == sha256(file.bytes))
         }
@@ -200,8 +230,12 @@ import Testing
             let first = randomFile(h, "first.bin", size: 10, seed: 1)
             let second = randomFile(h, "second.bin", size: 10, seed: 2)
             h.engine.pause()
-            _ = try h.engine.add(UploadRequest(url: h.url, body: .multipart(MultipartForm(parts: [.file("f", path: first.path)]))))
-            let id = try h.engine.add(UploadRequest(url: h.url, body: .multipart(MultipartForm(parts: [.file("f", path: second.path)])), retry: fastRetry))
+            _ = try h.engine.add(
+                UploadRequest(url: h.url, body: .multipart(MultipartForm(parts: [.file("f", path: first.path)]))))
+            let id = try h.engine.add(
+                UploadRequest(
+                    url: h.url, body: .multipart(MultipartForm(parts: [.file("f", path: second.path)])),
+                    retry: fastRetry))
             unlink(second.path)
             h.engine.resume()
             let done = try await h.finish(id)

@@ -33,7 +33,8 @@ import Testing
             let b = h.files.file("b.bin", Array(repeating: 2, count: 4000))
             let c = h.files.file("c.bin", Array(repeating: 3, count: 5000))
             func request(_ path: String) -> UploadRequest {
-                UploadRequest(url: h.url, body: .multipart(MultipartForm(parts: [.file("file", path: path)])), label: path)
+                UploadRequest(
+                    url: h.url, body: .multipart(MultipartForm(parts: [.file("file", path: path)])), label: path)
             }
             let first = try h.engine.restore(request(a))
             let second = try h.engine.restore(request(b), after: first)

@@ -10,13 +10,16 @@ import Testing
 @Suite(.serialized) struct EngineSchedulingTests {
     func request(_ h: Harness, _ name: String, query: String = "", retry: RetryPolicy = .none) -> UploadRequest {
         let file = randomFile(h, name, size: 5_000, seed: UInt64(name.utf8.count))
-        return UploadRequest(url: h.url + query, body: .multipart(MultipartForm(parts: [.file("image", path: file.path)])), retry: retry, label: name)
+        return UploadRequest(
+            url: h.url + query, body: .multipart(MultipartForm(parts: [.file("image", path: file.path)])), retry: retry,
+            label: name)
     }
 
     /// The order in which tasks started sending.
     func startOrder(_ h: Harness) -> [TaskID] {
         var order: [TaskID] = []
-        for case .stateChanged(let snapshot) in h.events.all() where snapshot.state == .sending && !order.contains(snapshot.id) {
+        for case .stateChanged(let snapshot) in h.events.all()
+        where snapshot.state == .sending && !order.contains(snapshot.id) {
             order.append(snapshot.id)
         }
         return order
@@ -39,7 +42,10 @@ import Testing
     @Test func aBatchIsAddedWholeOrNotAtAll() async throws {
         try await Harness.run { h in
             var requests = (0..<40).map { request(h, "photo-\($0).jpg") }
-            requests.append(UploadRequest(url: h.url, body: .multipart(MultipartForm(parts: [.file("image", path: h.files.path + "/missing.jpg")]))))
+            requests.append(
+                UploadRequest(
+                    url: h.url,
+                    body: .multipart(MultipartForm(parts: [.file("image", path: h.files.path + "/missing.jpg")]))))
             #expect(throws: UploadFailure.input(.fileNotFound(field: "image", path: h.files.path + "/missing.jpg"))) {
                 try h.engine.add(batch: requests, after: Array(repeating: nil, count: requests.count))
             }
@@ -62,7 +68,10 @@ import Testing
             let selfie = try h.engine.add(request(h, "selfie.jpg"), after: back)
             await h.engine.waitUntilIdle()
             #expect(h.engine.snapshot(front)?.failure == .httpStatus(500, message: nil))
-            guard case .cancelled(let reason)? = h.engine.snapshot(back)?.state else { Issue.record("back not cancelled"); return }
+            guard case .cancelled(let reason)? = h.engine.snapshot(back)?.state else {
+                Issue.record("back not cancelled")
+                return
+            }
             #expect(reason.hasPrefix("task #1 failed: HTTP 500"))
             #expect(h.engine.snapshot(selfie)?.state == .cancelled(reason: "task #2 was cancelled"))
             #expect(h.engine.snapshot(back)?.attempts == 0, "nothing was sent for it")
@@ -79,7 +88,8 @@ import Testing
             let cancelled = try h.engine.add(request(h, "c.jpg", query: "?delay=5000"))
             h.engine.cancel(cancelled)
             let orphan = try h.engine.add(request(h, "orphan.jpg"), after: cancelled)
-            #expect(h.engine.snapshot(orphan)?.state == .cancelled(reason: "task #3 was cancelled (cancelled by the user)"))
+            #expect(
+                h.engine.snapshot(orphan)?.state == .cancelled(reason: "task #3 was cancelled (cancelled by the user)"))
         }
     }
 
@@ -142,7 +152,8 @@ import Testing
             _ = try await h.finish(try h.engine.add(request(h, "warm.jpg")))
             let port = h.receiver.port
             let before = establishedConnections(toPort: port)
-            let id = try h.engine.add(UploadRequest(url: h.url, body: .multipart(MultipartForm(parts: [.file("f", path: file.path)]))))
+            let id = try h.engine.add(
+                UploadRequest(url: h.url, body: .multipart(MultipartForm(parts: [.file("f", path: file.path)]))))
             while (h.engine.snapshot(id)?.progress.bytesSent ?? 0) < 1_000_000 {
                 try await Task.sleep(for: .milliseconds(20))
             }
@@ -160,7 +171,9 @@ import Testing
             #expect(done.progress.bytesSent < done.progress.totalBytes!)
             var settled = false
             for _ in 0..<100 where !settled {
-                settled = openDescriptors(to: file.path).isEmpty && mappings(of: file.path) == 0 && establishedConnections(toPort: port) <= before
+                settled =
+                    openDescriptors(to: file.path).isEmpty && mappings(of: file.path) == 0
+                    && establishedConnections(toPort: port) <= before
                 if !settled { try await Task.sleep(for: .milliseconds(50)) }
             }
             #expect(openDescriptors(to: file.path).isEmpty, "the uploaded file was closed")

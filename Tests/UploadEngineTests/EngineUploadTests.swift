@@ -33,7 +33,11 @@ import Testing
             // Events: added first, finished last, progress monotonic.
             let events = h.events.all().filter { $0.snapshot?.id == id }
             if case .added = events.first {} else { Issue.record("first event is not .added") }
-            if case .finished(let last) = events.last { #expect(last.state == .succeeded) } else { Issue.record("last event is not .finished") }
+            if case .finished(let last) = events.last {
+                #expect(last.state == .succeeded)
+            } else {
+                Issue.record("last event is not .finished")
+            }
             expectMonotonicProgress(h.events.snapshots(of: id))
         }
     }
@@ -45,7 +49,8 @@ import Testing
             _ = randomFile(h, "photo.jpg", size: 10, seed: 1)
             h.engine.pause()
             let path = h.files.path + "/photo.jpg"
-            let id = try h.engine.add(UploadRequest(url: h.url, body: .multipart(MultipartForm(parts: [.file("f", path: path)]))))
+            let id = try h.engine.add(
+                UploadRequest(url: h.url, body: .multipart(MultipartForm(parts: [.file("f", path: path)]))))
             let rewritten = randomFile(h, "photo.jpg", size: 20_000, seed: 2)
             #expect(rewritten.path == path)
             h.engine.resume()
@@ -63,27 +68,33 @@ import Testing
         try await Harness.run { h in
             let all = EventLog()
             let finishedOnly = FinishedOnlyLog()
-            let engine = UploadEngine(configuration: .init(concurrency: 2, environment: [:]), monitors: [all, finishedOnly])
+            let engine = UploadEngine(
+                configuration: .init(concurrency: 2, environment: [:]), monitors: [all, finishedOnly])
             var ids: [TaskID] = []
             for index in 0..<3 {
                 let file = randomFile(h, "f\(index).bin", size: 1_000, seed: UInt64(index))
                 // Slow answers, so that every kind of event is raised.
-                ids.append(try engine.add(UploadRequest(url: h.url + "?delay=150", body: .multipart(MultipartForm(parts: [.file("f", path: file.path)])))))
+                ids.append(
+                    try engine.add(
+                        UploadRequest(
+                            url: h.url + "?delay=150",
+                            body: .multipart(MultipartForm(parts: [.file("f", path: file.path)])))))
             }
             await engine.waitUntilIdle()
             await engine.shutdown()
             let finished = finishedOnly.all().compactMap { if case .finished(let s) = $0 { s.id } else { nil } }
             #expect(finishedOnly.all().count == 3)
             #expect(Set(finished) == Set(ids))
-            let kinds = Set(all.all().map { event -> String in
-                switch event {
-                case .added: "added"
-                case .stateChanged: "stateChanged"
-                case .progress: "progress"
-                case .finished: "finished"
-                case .queueChanged: "queueChanged"
-                }
-            })
+            let kinds = Set(
+                all.all().map { event -> String in
+                    switch event {
+                    case .added: "added"
+                    case .stateChanged: "stateChanged"
+                    case .progress: "progress"
+                    case .finished: "finished"
+                    case .queueChanged: "queueChanged"
+                    }
+                })
             #expect(kinds.isSuperset(of: ["added", "stateChanged", "progress", "finished"]))
         }
     }
@@ -95,7 +106,8 @@ import Testing
         try await Harness.run { h in
             let file = randomFile(h, "身份证 正面.jpg", size: 20_000, seed: 5)
             let form = MultipartForm(parts: [.file("front", path: file.path)])
-            let slow = try await h.finish(try h.engine.add(UploadRequest(url: h.url + "?delay=400", body: .multipart(form))))
+            let slow = try await h.finish(
+                try h.engine.add(UploadRequest(url: h.url + "?delay=400", body: .multipart(form))))
             let quick = try await h.finish(try h.engine.add(UploadRequest(url: h.url, body: .multipart(form))))
             for done in [slow, quick] {
                 #expect(done.state == .succeeded)
@@ -161,7 +173,8 @@ import Testing
             #expect(!lease.isCached(offset: 4096, length: 1))
             lease.end()
             close(fd)
-            let id = try h.engine.add(UploadRequest(url: h.url, body: .multipart(MultipartForm(parts: [.file("f", path: file.path)]))))
+            let id = try h.engine.add(
+                UploadRequest(url: h.url, body: .multipart(MultipartForm(parts: [.file("f", path: file.path)]))))
             var most = 0
             while h.engine.snapshot(id)?.state.isFinished == false {
                 most = max(most, mappings(of: file.path))
@@ -184,9 +197,13 @@ import Testing
     @Test func progressEventsAreThrottled() async throws {
         try await Harness.run(configure: { $0.readBytesPerSecond = 20_000_000 }) { h in
             let big = randomFile(h, "big.bin", size: 20_000_000, seed: 4)
-            let done = try await h.finish(try h.engine.add(UploadRequest(url: h.url, body: .multipart(MultipartForm(parts: [.file("f", path: big.path)])))))
+            let done = try await h.finish(
+                try h.engine.add(
+                    UploadRequest(url: h.url, body: .multipart(MultipartForm(parts: [.file("f", path: big.path)])))))
             #expect(done.state == .succeeded)
-            let progressEvents = h.events.all().filter { if case .progress(let s) = $0 { s.id == done.id } else { false } }
+            let progressEvents = h.events.all().filter {
+                if case .progress(let s) = $0 { s.id == done.id } else { false }
+            }
             let seconds = ProgressMeter.seconds(done.finishedAt! - done.startedAt!)
             // About 20 a second at most, plus the last; an event per slice would give 10.
             #expect(progressEvents.count >= 2)
@@ -197,8 +214,12 @@ import Testing
     @Test func tlsToAPlaintextServerFailsClearly() async throws {
         try await Harness.run { h in
             let url = h.url.replacingOccurrences(of: "http://", with: "https://")
-            let done = try await h.finish(try h.engine.add(UploadRequest(url: url, body: .json(Array("{}".utf8)), retry: .none)))
-            guard case .failed(let failure) = done.state else { Issue.record("expected failure, got \(done.state)"); return }
+            let done = try await h.finish(
+                try h.engine.add(UploadRequest(url: url, body: .json(Array("{}".utf8)), retry: .none)))
+            guard case .failed(let failure) = done.state else {
+                Issue.record("expected failure, got \(done.state)")
+                return
+            }
             switch failure {
             case .tls, .connectionLost: break
             default: Issue.record("expected a TLS failure, got \(failure)")
@@ -232,7 +253,9 @@ import Testing
                 #expect(try received(snapshot).files.first?.sha256 == expected.sha)
                 let history = h.events.snapshots(of: id)
                 expectMonotonicProgress(history)
-                #expect(history.last?.progress.bytesSent == snapshot.progress.totalBytes, "the final event equals the total")
+                #expect(
+                    history.last?.progress.bytesSent == snapshot.progress.totalBytes, "the final event equals the total"
+                )
             }
         }
     }
@@ -240,10 +263,20 @@ import Testing
     @Test func everyBodyKindArrives() async throws {
         try await Harness.run { h in
             let image = randomFile(h, "scan.png", size: 70_001, seed: 3)
-            let urlencoded = try h.engine.add(UploadRequest(url: h.url, body: .urlencoded(URLEncodedForm(fields: [FormField("name", "Zoë & co"), FormField("tags[]", "a b")]))))
-            let json = try h.engine.add(UploadRequest(url: h.url, body: .json(Array(#"{"RETCODE":"0000","list":[1,2]}"#.utf8))))
-            let raw = try h.engine.add(UploadRequest(url: h.url + "/scan.png", method: .put, body: .rawFile(path: image.path)))
-            let base64 = try h.engine.add(UploadRequest(url: h.url, method: .patch, body: .base64JSON(Base64JSONBody(fileField: "image", path: image.path, fields: [FormField("user", "42")]))))
+            let urlencoded = try h.engine.add(
+                UploadRequest(
+                    url: h.url,
+                    body: .urlencoded(
+                        URLEncodedForm(fields: [FormField("name", "Zoë & co"), FormField("tags[]", "a b")]))))
+            let json = try h.engine.add(
+                UploadRequest(url: h.url, body: .json(Array(#"{"RETCODE":"0000","list":[1,2]}"#.utf8))))
+            let raw = try h.engine.add(
+                UploadRequest(url: h.url + "/scan.png", method: .put, body: .rawFile(path: image.path)))
+            let base64 = try h.engine.add(
+                UploadRequest(
+                    url: h.url, method: .patch,
+                    body: .base64JSON(
+                        Base64JSONBody(fileField: "image", path: image.path, fields: [FormField("user", "42")]))))
 
             let formResult = try received(try await h.finish(urlencoded))
             #expect(formResult.fields == [.init(name: "name", value: "Zoë & co"), .init(name: "tags[]", value: "a b")])

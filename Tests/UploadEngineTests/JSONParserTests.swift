@@ -9,7 +9,10 @@ import Testing
 
     @Test func keepsKeyOrderAndNumberSpelling() throws {
         let value = try parse(#"{"RETCODE":"0000","z":1.50,"a":-2e10,"n":null,"t":true,"list":[1,{"x":"y"}]}"#)
-        guard case .object(let members) = value else { Issue.record("not an object"); return }
+        guard case .object(let members) = value else {
+            Issue.record("not an object")
+            return
+        }
         #expect(members.map(\.key) == ["RETCODE", "z", "a", "n", "t", "list"])
         #expect(value[path: "z"] == .number("1.50"))
         #expect(value[path: "a"]?.text == "-2e10")

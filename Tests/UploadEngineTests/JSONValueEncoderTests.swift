@@ -9,12 +9,15 @@ import Testing
 /// Foundation's `JSONEncoder` would have written.
 @Suite struct JSONValueEncoderTests {
     static let requests: [UploadRequest] = [
-        UploadRequest(url: "http://127.0.0.1:8080/upload", body: .multipart(MultipartForm(parts: [
-            .text("name", "身份证 \"正面\"\n\\ \u{1}"),
-            .file("front", path: "/tmp/身份证 正面.jpg", filename: "a\"b.jpg", contentType: "image/jpeg"),
-            .stream("log", from: .standardInput, filename: "-"),
-            .data("raw", [0, 255, 10], filename: "raw.bin"),
-        ]))),
+        UploadRequest(
+            url: "http://127.0.0.1:8080/upload",
+            body: .multipart(
+                MultipartForm(parts: [
+                    .text("name", "身份证 \"正面\"\n\\ \u{1}"),
+                    .file("front", path: "/tmp/身份证 正面.jpg", filename: "a\"b.jpg", contentType: "image/jpeg"),
+                    .stream("log", from: .standardInput, filename: "-"),
+                    .data("raw", [0, 255, 10], filename: "raw.bin"),
+                ]))),
         UploadRequest(
             url: "https://api.example.com/v1?token=x", method: .put,
             headers: [HeaderField("Authorization", "Bearer ${TOKEN}"), HeaderField("X-Empty", "")],
@@ -31,14 +34,17 @@ import Testing
         UploadRequest(url: "http://h/", body: .rawFile(path: "/srv/build.tar.gz")),
         UploadRequest(url: "http://h/", body: .rawFile(path: "/srv/a", contentType: "application/gzip")),
         // What a journal holds per task of a batch: text and file parts, headers on a part, an empty form.
-        UploadRequest(url: "http://h/", body: .multipart(MultipartForm(parts: [
-            .text("id", "7"),
-            .file("file", path: "bench/out/f0001.bin"),
-            .file(
-                "photo", path: "/tmp/正面.jpg", filename: "正面.jpg", contentType: "image/jpeg",
-                headers: [HeaderField("X-Side", "front")]),
-            .text("empty", ""),
-        ]))),
+        UploadRequest(
+            url: "http://h/",
+            body: .multipart(
+                MultipartForm(parts: [
+                    .text("id", "7"),
+                    .file("file", path: "bench/out/f0001.bin"),
+                    .file(
+                        "photo", path: "/tmp/正面.jpg", filename: "正面.jpg", contentType: "image/jpeg",
+                        headers: [HeaderField("X-Side", "front")]),
+                    .text("empty", ""),
+                ]))),
         UploadRequest(url: "http://h/", body: .multipart(MultipartForm(parts: []))),
         UploadRequest(
             url: "http://h/",

@@ -10,11 +10,17 @@ import Testing
         let bad = JSONValue.object([.init("RETCODE", .string("0001")), .init("RETMSG", .string("blurry photo"))])
         #expect(rule.evaluate(status: 200, json: ok) == nil)
         let failure = rule.evaluate(status: 200, json: bad)
-        #expect(failure == .expectationFailed(path: "RETCODE", expected: "0000", actual: "0001", message: "blurry photo", reason: nil))
+        #expect(
+            failure
+                == .expectationFailed(
+                    path: "RETCODE", expected: "0000", actual: "0001", message: "blurry photo", reason: nil))
         #expect(failure?.serverMessage == "blurry photo")
         #expect(failure?.description == #"expected RETCODE = "0000", got "0001": blurry photo"#)
         #expect(rule.evaluate(status: 500, json: bad) == .httpStatus(500, message: "blurry photo"))
-        #expect(rule.evaluate(status: 200, json: nil) == .expectationFailed(path: "RETCODE", expected: "0000", actual: nil, message: nil, reason: "the response is not JSON"))
+        #expect(
+            rule.evaluate(status: 200, json: nil)
+                == .expectationFailed(
+                    path: "RETCODE", expected: "0000", actual: nil, message: nil, reason: "the response is not JSON"))
         #expect(SuccessRule().evaluate(status: 204, json: nil) == nil)
         #expect(SuccessRule().evaluate(status: 302, json: nil) == .httpStatus(302, message: nil))
         let numeric = SuccessRule(expectations: [.init(path: "code", value: "0")])
@@ -24,13 +30,16 @@ import Testing
     @Test func retryOnlyWhatIsWorthRetrying() {
         let policy = RetryPolicy()
         for status in [408, 429, 500, 502, 503, 504] { #expect(policy.isRetryable(.httpStatus(status, message: nil))) }
-        for status in [400, 401, 403, 404, 413, 422, 501] { #expect(!policy.isRetryable(.httpStatus(status, message: nil))) }
+        for status in [400, 401, 403, 404, 413, 422, 501] {
+            #expect(!policy.isRetryable(.httpStatus(status, message: nil)))
+        }
         #expect(policy.isRetryable(.connectionFailed("refused")))
         #expect(policy.isRetryable(.connectionLost("reset")))
         #expect(policy.isRetryable(.idleTimeout(.seconds(1))))
         #expect(policy.isRetryable(.connectTimeout(.seconds(1))))
         #expect(!policy.isRetryable(.input(.fileNotFound(field: "f", path: "p"))))
-        #expect(!policy.isRetryable(.expectationFailed(path: "a", expected: "b", actual: nil, message: nil, reason: nil)))
+        #expect(
+            !policy.isRetryable(.expectationFailed(path: "a", expected: "b", actual: nil, message: nil, reason: nil)))
         #expect(!policy.isRetryable(.answeredEarly(status: 200, sent: 1, total: 2)))
     }
 
@@ -40,16 +49,25 @@ import Testing
         #expect(policy.delay(afterAttempt: 1, failure: failure, retryAfter: nil, jitter: 0) == .milliseconds(500))
         #expect(policy.delay(afterAttempt: 1, failure: failure, retryAfter: nil, jitter: 1) == .seconds(1))
         #expect(policy.delay(afterAttempt: 2, failure: failure, retryAfter: nil, jitter: 1) == .seconds(2))
-        #expect(policy.delay(afterAttempt: 3, failure: failure, retryAfter: nil, jitter: 1) == .seconds(3), "capped at maxDelay")
-        #expect(policy.delay(afterAttempt: 4, failure: failure, retryAfter: nil, jitter: 1) == nil, "3 retries by default")
-        #expect(policy.delay(afterAttempt: 1, failure: .httpStatus(503, message: nil), retryAfter: .seconds(7), jitter: 0.3) == .seconds(7))
-        #expect(policy.delay(afterAttempt: 1, failure: .httpStatus(503, message: nil), retryAfter: .seconds(9999), jitter: 0) == .seconds(300))
+        #expect(
+            policy.delay(afterAttempt: 3, failure: failure, retryAfter: nil, jitter: 1) == .seconds(3),
+            "capped at maxDelay")
+        #expect(
+            policy.delay(afterAttempt: 4, failure: failure, retryAfter: nil, jitter: 1) == nil, "3 retries by default")
+        #expect(
+            policy.delay(afterAttempt: 1, failure: .httpStatus(503, message: nil), retryAfter: .seconds(7), jitter: 0.3)
+                == .seconds(7))
+        #expect(
+            policy.delay(
+                afterAttempt: 1, failure: .httpStatus(503, message: nil), retryAfter: .seconds(9999), jitter: 0)
+                == .seconds(300))
         #expect(RetryPolicy.none.delay(afterAttempt: 1, failure: failure, retryAfter: nil, jitter: 0) == nil)
     }
 
     @Test func proxyFromEnvironment() {
         let proxies = ProxySettings.fromEnvironment([
-            "http_proxy": "http://user:pw@proxy.local:3128/", "HTTPS_PROXY": "secure.local:8443", "no_proxy": "localhost, .internal,127.0.0.1",
+            "http_proxy": "http://user:pw@proxy.local:3128/", "HTTPS_PROXY": "secure.local:8443",
+            "no_proxy": "localhost, .internal,127.0.0.1",
         ])
         #expect(proxies.server(scheme: "http", host: "example.com") == .init(host: "proxy.local", port: 3128))
         #expect(proxies.server(scheme: "https", host: "example.com") == .init(host: "secure.local", port: 8443))
@@ -73,11 +91,19 @@ import Testing
 
     @Test func responseContent() {
         #expect(ResponseContentDecoder.decode([], contentType: "application/json", truncated: false) == .empty)
-        #expect(ResponseContentDecoder.decode(Array(#"{"a":1}"#.utf8), contentType: "text/plain", truncated: false) == .json(.object([.init("a", .number("1"))])))
-        #expect(ResponseContentDecoder.decode(Array(#"{"broken": "#.utf8), contentType: "application/json", truncated: false)
-            == .invalidJSON(text: #"{"broken": "#, error: "unexpected end of input at byte 11"))
-        #expect(ResponseContentDecoder.decode(Array("hello".utf8), contentType: "text/plain", truncated: false) == .text("hello"))
-        #expect(ResponseContentDecoder.decode([0, 1, 2, 0xFF], contentType: "image/png", truncated: false) == .binary(summary: "4 bytes of image/png"))
+        #expect(
+            ResponseContentDecoder.decode(Array(#"{"a":1}"#.utf8), contentType: "text/plain", truncated: false)
+                == .json(.object([.init("a", .number("1"))])))
+        #expect(
+            ResponseContentDecoder.decode(
+                Array(#"{"broken": "#.utf8), contentType: "application/json", truncated: false)
+                == .invalidJSON(text: #"{"broken": "#, error: "unexpected end of input at byte 11"))
+        #expect(
+            ResponseContentDecoder.decode(Array("hello".utf8), contentType: "text/plain", truncated: false)
+                == .text("hello"))
+        #expect(
+            ResponseContentDecoder.decode([0, 1, 2, 0xFF], contentType: "image/png", truncated: false)
+                == .binary(summary: "4 bytes of image/png"))
     }
 
     @Test func progressFractionNeverPassesOne() {
@@ -101,19 +127,30 @@ import Testing
     }
 
     @Test func invalidURLs() {
-        #expect(throws: UploadFailure.invalidURL("ftp://x/", reason: "the scheme must be http or https")) { try HTTPTransport.validate(url: "ftp://x/") }
+        #expect(throws: UploadFailure.invalidURL("ftp://x/", reason: "the scheme must be http or https")) {
+            try HTTPTransport.validate(url: "ftp://x/")
+        }
         #expect(throws: UploadFailure.self) { try HTTPTransport.validate(url: "not a url") }
-        #expect(throws: UploadFailure.invalidURL("http:///path", reason: "it has no host")) { try HTTPTransport.validate(url: "http:///path") }
+        #expect(throws: UploadFailure.invalidURL("http:///path", reason: "it has no host")) {
+            try HTTPTransport.validate(url: "http:///path")
+        }
     }
 
     @Test func filesAreMappedOnlyForAPlaintextServerOnThisMachine() {
         for host in ["127.0.0.1", "127.1.2.3", "localhost", "api.localhost", "::1", "[::1]", "LOCALHOST"] {
             #expect(FileSending.automatic.method(scheme: "http", host: host, proxied: false) == .mapped, "\(host)")
-            #expect(FileSending.automatic.method(scheme: "http", host: host, proxied: true) == .sendfile, "\(host) through a proxy")
-            #expect(FileSending.automatic.method(scheme: "https", host: host, proxied: false) == .threadPool, "\(host) over TLS")
+            #expect(
+                FileSending.automatic.method(scheme: "http", host: host, proxied: true) == .sendfile,
+                "\(host) through a proxy")
+            #expect(
+                FileSending.automatic.method(scheme: "https", host: host, proxied: false) == .threadPool,
+                "\(host) over TLS")
             #expect(FileSending.sendfile.method(scheme: "http", host: host, proxied: false) == .sendfile)
         }
-        for host in ["10.0.0.1", "128.0.0.1", "127.0.0.1.example.com", "localhost.example.com", "example.com", "::2", "1270.0.0.1"] {
+        for host in [
+            "10.0.0.1", "128.0.0.1", "127.0.0.1.example.com", "localhost.example.com", "example.com", "::2",
+            "1270.0.0.1",
+        ] {
             #expect(FileSending.automatic.method(scheme: "http", host: host, proxied: false) == .sendfile, "\(host)")
         }
         #expect(FileSending.threadPool.method(scheme: "http", host: "127.0.0.1", proxied: false) == .threadPool)

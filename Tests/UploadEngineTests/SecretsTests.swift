@@ -8,11 +8,15 @@ import Testing
         let m = Secrets.mask
         #expect(Secrets.displayURL("https://ann:pa55@example.com/up?x=1") == "https://ann:\(m)@example.com/up?x=1")
         #expect(Secrets.displayURL("https://ann@example.com/up") == "https://ann@example.com/up")
-        #expect(Secrets.displayURL("https://api.example.com/ocr?user=42&token=s3cr3t&api_key=k#top")
-            == "https://api.example.com/ocr?user=42&token=\(m)&api_key=\(m)#top")
-        let presigned = "https://bucket.s3.amazonaws.com/a.jpg?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKIA%2F20261123&X-Amz-Signature=abc123&X-Amz-Security-Token=zz"
-        #expect(Secrets.displayURL(presigned)
-            == "https://bucket.s3.amazonaws.com/a.jpg?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=\(m)&X-Amz-Signature=\(m)&X-Amz-Security-Token=\(m)")
+        #expect(
+            Secrets.displayURL("https://api.example.com/ocr?user=42&token=s3cr3t&api_key=k#top")
+                == "https://api.example.com/ocr?user=42&token=\(m)&api_key=\(m)#top")
+        let presigned =
+            "https://bucket.s3.amazonaws.com/a.jpg?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKIA%2F20261123&X-Amz-Signature=abc123&X-Amz-Security-Token=zz"
+        #expect(
+            Secrets.displayURL(presigned)
+                == "https://bucket.s3.amazonaws.com/a.jpg?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=\(m)&X-Amz-Signature=\(m)&X-Amz-Security-Token=\(m)"
+        )
         // A URL as written in a profile, not yet expanded.
         #expect(Secrets.displayURL("${BASE}/up?token=${T}") == "${BASE}/up?token=\(m)")
         // Nothing to mask: the URL is unchanged, including odd query shapes.
@@ -22,7 +26,9 @@ import Testing
     }
 
     @Test func fieldNamesThatSaySecretAreSecretInAnyCase() {
-        for name in ["password", "Password", "db_PASSWD", "clientSecret", "X-API-KEY", "apikey", "my_Token_id", "api_key"] {
+        for name in [
+            "password", "Password", "db_PASSWD", "clientSecret", "X-API-KEY", "apikey", "my_Token_id", "api_key",
+        ] {
             #expect(Secrets.isSecretField(name), "\(name)")
         }
         for name in ["", "id", "tok", "toke", "status", "bytes_sent", "身份证 正面", "passw0rd", "sekret"] {
@@ -41,12 +47,14 @@ import Testing
         ])
         let masked = Secrets.masked(value, marked: ["pin"], values: ["s3cr3t"])
         let m = JSONValue.string(Secrets.mask)
-        #expect(masked == .object([
-            .init("id", .number("7")),
-            .init("auth", .object([.init("access_token", m), .init("user", .string("ann"))])),
-            .init("echo", .array([m, .string("plain")])),
-            .init("pin", m),
-        ]))
+        #expect(
+            masked
+                == .object([
+                    .init("id", .number("7")),
+                    .init("auth", .object([.init("access_token", m), .init("user", .string("ann"))])),
+                    .init("echo", .array([m, .string("plain")])),
+                    .init("pin", m),
+                ]))
         let clean = JSONValue.object([.init("status", .number("200")), .init("files", .array([.string("a.jpg")]))])
         #expect(Secrets.masked(clean, marked: ["pin"], values: ["s3cr3t"]) == clean)
     }

@@ -139,7 +139,9 @@ import Testing
         var order: [Int] = []
         while let next = index.nextQueued {
             order.append(next.rawValue)
-            move(next.rawValue, next.rawValue == 101 ? .high : next.rawValue == 102 ? .low : .normal, from: .queued, to: .sending)
+            move(
+                next.rawValue, next.rawValue == 101 ? .high : next.rawValue == 102 ? .low : .normal, from: .queued,
+                to: .sending)
         }
         #expect(order == [101, 5] + Array(61...69) + Array(71...100) + [102])
         #expect(index.queuedCount == 0)

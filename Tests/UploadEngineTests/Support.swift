@@ -92,7 +92,9 @@ func expectMonotonicProgress(_ snapshots: [TaskSnapshot], sourceLocation: Source
         if let total = progress.totalBytes {
             #expect(progress.bytesSent <= total, sourceLocation: sourceLocation)
         }
-        #expect(progress.bytesSent >= last[progress.attempt, default: 0], "attempt \(progress.attempt) went backwards", sourceLocation: sourceLocation)
+        #expect(
+            progress.bytesSent >= last[progress.attempt, default: 0], "attempt \(progress.attempt) went backwards",
+            sourceLocation: sourceLocation)
         last[progress.attempt] = progress.bytesSent
     }
 }
@@ -100,7 +102,9 @@ func expectMonotonicProgress(_ snapshots: [TaskSnapshot], sourceLocation: Source
 /// Descriptors of this process that point at `path`.
 func openDescriptors(to path: String) -> [String] {
     let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
-    return entries.filter { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + $0)) == path }
+    return entries.filter {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + $0)) == path
+    }
 }
 
 /// Mappings of `path` in this process (a mapped slice of an upload).
@@ -117,10 +121,11 @@ func establishedConnections(toPort port: Int) -> Int {
         // /proc files report size 0, so read them to the end rather than by their stat size.
         let data = FileHandle(forReadingAtPath: table).map { $0.readDataToEndOfFile() } ?? Data()
         let lines = String(decoding: data, as: UTF8.self).split(separator: "\n").dropFirst()
-        return count + lines.filter { line in
-            let columns = line.split(separator: " ")
-            guard columns.count > 3, let remotePort = columns[2].split(separator: ":").last else { return false }
-            return Int(remotePort, radix: 16) == port && columns[3] == "01"
-        }.count
+        return count
+            + lines.filter { line in
+                let columns = line.split(separator: " ")
+                guard columns.count > 3, let remotePort = columns[2].split(separator: ":").last else { return false }
+                return Int(remotePort, radix: 16) == port && columns[3] == "01"
+            }.count
     }
 }

@@ -12,10 +12,12 @@ import Testing
     static func certificate(in dir: TemporaryDirectory) async throws -> (certificate: String, key: String) {
         let certificate = dir.sub("cert.pem")
         let key = dir.sub("key.pem")
-        let made = try await Subprocess.run("/usr/bin/openssl", [
-            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1",
-            "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", key, "-out", certificate,
-        ], timeout: .seconds(30))
+        let made = try await Subprocess.run(
+            "/usr/bin/openssl",
+            [
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1",
+                "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", key, "-out", certificate,
+            ], timeout: .seconds(30))
         try #require(made.status == 0, "openssl failed: \(String(decoding: made.stderr, as: UTF8.self))")
         return (certificate, key)
     }
@@ -43,7 +45,8 @@ import Testing
         let dir = TemporaryDirectory()
         let pem = try await Self.certificate(in: dir)
         try await Harness.run(configure: { $0.tls = (pem.certificate, pem.key) }) { h in
-            let done = try await h.finish(try h.engine.add(UploadRequest(url: h.url, body: .json(Array("{}".utf8)), retry: .none)))
+            let done = try await h.finish(
+                try h.engine.add(UploadRequest(url: h.url, body: .json(Array("{}".utf8)), retry: .none)))
             guard case .failed(.tls(let reason)) = done.state else {
                 Issue.record("expected a TLS failure, got \(done.state)")
                 return

@@ -24,9 +24,10 @@ struct TargetSettingsTests {
         #expect(merged.method == .put, "not given on the command line: the profile's")
         #expect(merged.retries == 0, "0 is a value, not absence")
         #expect(merged.timeout == .seconds(60))
-        #expect(merged.entries.map { "\($0.name)=\($0.value)" } == [
-            "kept=yes", "X-Kept=1", "Authorization=Bearer c", "user=c",
-        ])
+        #expect(
+            merged.entries.map { "\($0.name)=\($0.value)" } == [
+                "kept=yes", "X-Kept=1", "Authorization=Bearer c", "user=c",
+            ])
         let target = merged.target
         #expect(target.timeouts == Timeouts(connect: .seconds(10), idle: .seconds(30), total: .seconds(60)))
         #expect(target.concurrency == 4 && target.fileField == "file" && target.bodyKind == .multipart)

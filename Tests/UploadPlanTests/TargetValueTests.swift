@@ -15,9 +15,11 @@ struct TargetValueTests {
     @Test func headerNamesAreTokensAndValuesHaveNoLineBreak() throws {
         #expect(try TargetValue.headerLine("  X-Trace :  a b  ") == .init("X-Trace", "a b"))
         for name in ["", "X Trace", "Bad\u{7F}", "(x)", "é"] {
-            #expect(throws: TargetValueError(
-                "\(String(reflecting: name)) is not a header name: use letters, digits and !#$%&'*+-.^_`|~ only"
-            )) { try TargetValue.header(name: name, value: "v") }
+            #expect(
+                throws: TargetValueError(
+                    "\(String(reflecting: name)) is not a header name: use letters, digits and !#$%&'*+-.^_`|~ only"
+                )
+            ) { try TargetValue.header(name: name, value: "v") }
         }
         #expect(throws: TargetValueError("the value of header X-A holds a line break (CR or LF)")) {
             try TargetValue.header(name: "X-A", value: "a\r\nInjected: 1")
@@ -42,7 +44,9 @@ struct TargetValueTests {
 
     @Test func retriesConcurrencyExpectationsURLsAndBodies() throws {
         #expect(try TargetValue.retries("0") == 0)
-        #expect(throws: TargetValueError("-1 is not a number of retries: give a whole number from 0 to 100")) { try TargetValue.retries(-1) }
+        #expect(throws: TargetValueError("-1 is not a number of retries: give a whole number from 0 to 100")) {
+            try TargetValue.retries(-1)
+        }
         #expect(throws: TargetValueError("\"x\" is not a number of retries: give a whole number from 0 to 100")) {
             try TargetValue.retries("x")
         }
@@ -54,8 +58,10 @@ struct TargetValueTests {
             try TargetValue.expectation("=0")
         }
         #expect(try TargetValue.bodyKind("RAW FILE") == .raw)
-        #expect(throws: TargetValueError(
-            "\"xml\" is not a body kind: use multipart, base64 JSON, raw file, urlencoded or JSON")) {
+        #expect(
+            throws: TargetValueError(
+                "\"xml\" is not a body kind: use multipart, base64 JSON, raw file, urlencoded or JSON")
+        ) {
             try TargetValue.bodyKind("xml")
         }
         #expect(try TargetValue.url("http://127.0.0.1:1/x") == "http://127.0.0.1:1/x")

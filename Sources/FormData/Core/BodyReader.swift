@@ -94,7 +94,8 @@ public final class BodyReader {
 
     /// Reads the next bytes of `region` at `position`, checking the file
     /// against its snapshot when opened and after its last byte.
-    private func readFile(_ region: FileRegion, into target: UnsafeMutableRawBufferPointer) throws(FormDataError) -> Int {
+    private func readFile(_ region: FileRegion, into target: UnsafeMutableRawBufferPointer) throws(FormDataError) -> Int
+    {
         if descriptor < 0 {
             descriptor = try region.open()
             ownsDescriptor = true
@@ -120,7 +121,9 @@ public final class BodyReader {
         return count
     }
 
-    private func readBase64(_ region: FileRegion, into target: UnsafeMutableRawBufferPointer) throws(FormDataError) -> Int {
+    private func readBase64(_ region: FileRegion, into target: UnsafeMutableRawBufferPointer) throws(FormDataError)
+        -> Int
+    {
         if pendingOffset == pendingEncoded.count {
             // Refill with a multiple of 3 source bytes so only the last group pads.
             let raw = UnsafeMutableRawBufferPointer.allocate(byteCount: 48 * 1024, alignment: 16)

@@ -25,7 +25,8 @@ public struct Boundary: Sendable, Hashable, CustomStringConvertible, Codable {
             throw .invalidBoundary(boundary: value, reason: "it is empty")
         }
         guard bytes.count <= 70 else {
-            throw .invalidBoundary(boundary: value, reason: "it has \(bytes.count) characters; RFC 2046 allows at most 70")
+            throw .invalidBoundary(
+                boundary: value, reason: "it has \(bytes.count) characters; RFC 2046 allows at most 70")
         }
         if let bad = bytes.first(where: { !Boundary.isBoundaryCharacter($0) }) {
             let shown = bad < 0x80 ? quoted(String(UnicodeScalar(bad))) : "a non-ASCII character"
@@ -70,7 +71,8 @@ extension Boundary {
         do {
             try self.init(text)
         } catch {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: error.description))
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: decoder.codingPath, debugDescription: error.description))
         }
     }
 

@@ -45,7 +45,8 @@ public struct FileSnapshot: Sendable, Equatable, Codable {
         switch difference(to: now) {
         case nil: return nil
         case .replaced: return "it was replaced by another file"
-        case .resized(let then, let now): return "its size was \(then) bytes when the upload was prepared and is now \(now) bytes"
+        case .resized(let then, let now):
+            return "its size was \(then) bytes when the upload was prepared and is now \(now) bytes"
         case .modified: return "it was modified during the upload"
         }
     }
@@ -53,7 +54,10 @@ public struct FileSnapshot: Sendable, Equatable, Codable {
 
 /// The checks done before any byte is produced. Each maps errno to a typed error.
 enum FileChecks {
-    enum Kind { case regular, directory, fifo, characterDevice, other(String) }
+    enum Kind {
+        case regular, directory, fifo, characterDevice
+        case other(String)
+    }
 
     static func kind(of info: stat) -> Kind {
         switch info.st_mode & S_IFMT {

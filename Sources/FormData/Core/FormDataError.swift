@@ -29,9 +29,11 @@ public enum FormDataError: Error, Hashable, Sendable, CustomStringConvertible {
         case let .isDirectory(field, path):
             return "is a directory, not a file: \(path) (field \(quoted(field)))"
         case let .permissionDenied(field, path):
-            return "permission denied: \(path) (field \(quoted(field))): make it readable or run as a user who can read it"
+            return
+                "permission denied: \(path) (field \(quoted(field))): make it readable or run as a user who can read it"
         case let .notRegularFile(field, path, kind):
-            return "not a regular file: \(path) is \(kind) (field \(quoted(field))); send it as a stream of unknown length instead"
+            return
+                "not a regular file: \(path) is \(kind) (field \(quoted(field))); send it as a stream of unknown length instead"
         case let .cannotOpen(field, path, reason):
             return "cannot open \(path) (field \(quoted(field))): \(reason)"
         case let .invalidBoundary(boundary, reason):
@@ -39,11 +41,14 @@ public enum FormDataError: Error, Hashable, Sendable, CustomStringConvertible {
         case let .boundaryInContent(field):
             return "the boundary occurs inside the value of field \(quoted(field)); choose another boundary"
         case let .lineBreakInHeader(field, header):
-            return "header \(quoted(header)) of field \(quoted(field)) contains CR, LF or NUL; a header must be one line"
+            return
+                "header \(quoted(header)) of field \(quoted(field)) contains CR, LF or NUL; a header must be one line"
         case let .invalidHeaderName(field, header):
-            return "invalid header name \(quoted(header)) in field \(quoted(field)): use letters, digits and !#$%&'*+-.^_`|~ only"
+            return
+                "invalid header name \(quoted(header)) in field \(quoted(field)): use letters, digits and !#$%&'*+-.^_`|~ only"
         case let .reservedHeader(field, header):
-            return "header \(quoted(header)) of field \(quoted(field)) is set by Hoist; use the part's name and filename instead"
+            return
+                "header \(quoted(header)) of field \(quoted(field)) is set by Hoist; use the part's name and filename instead"
         case let .fileChanged(field, path, detail):
             return "file changed while uploading: \(path) (field \(quoted(field))): \(detail)"
         case let .readFailed(field, path, reason):

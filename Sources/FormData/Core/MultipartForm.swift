@@ -38,15 +38,18 @@ public struct MultipartForm: Sendable, Hashable, Codable {
             switch part.content {
             case .bytes(let bytes):
                 if contains(bytes, delimiter) { throw .boundaryInContent(field: part.name) }
-                layout.append(bytes: HeaderEncoding.headerBlock(for: part, contentType: contentType(for: part, path: nil)))
+                layout.append(
+                    bytes: HeaderEncoding.headerBlock(for: part, contentType: contentType(for: part, path: nil)))
                 layout.append(bytes: bytes)
             case .file(let path):
                 let region = try FileRegion.wholeFile(path: path, field: part.name)
-                layout.append(bytes: HeaderEncoding.headerBlock(for: part, contentType: contentType(for: part, path: path)))
+                layout.append(
+                    bytes: HeaderEncoding.headerBlock(for: part, contentType: contentType(for: part, path: path)))
                 layout.append(file: region)
             case .stream(let source):
                 if case .path(let path) = source { try FileChecks.streamablePath(path: path, field: part.name) }
-                layout.append(bytes: HeaderEncoding.headerBlock(for: part, contentType: contentType(for: part, path: nil)))
+                layout.append(
+                    bytes: HeaderEncoding.headerBlock(for: part, contentType: contentType(for: part, path: nil)))
                 layout.append(stream: source, field: part.name)
             }
             layout.append(bytes: HeaderEncoding.crlf)

@@ -129,6 +129,8 @@ public func baseName(of path: String) -> String {
         end = utf8.index(before: end)
     }
     let trimmed = path[..<end]
-    guard let last = trimmed.utf8.lastIndex(of: slash), trimmed.utf8.index(after: last) < end else { return String(trimmed) }
+    guard let last = trimmed.utf8.lastIndex(of: slash), trimmed.utf8.index(after: last) < end else {
+        return String(trimmed)
+    }
     return String(trimmed[trimmed.utf8.index(after: last)...])
 }

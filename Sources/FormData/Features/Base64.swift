@@ -1,6 +1,7 @@
 /// Standard base64 (RFC 4648, with padding), for streaming a file inside JSON.
 public enum Base64 {
-    private static let alphabet: [UInt8] = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+    private static let alphabet: [UInt8] = Array(
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
 
     public static func encodedLength(_ length: Int64) -> Int64 {
         (length + 2) / 3 * 4

@@ -10,7 +10,9 @@ public struct Base64JSONBody: Sendable, Hashable, Codable {
     public var typeValue: String?
     public var fields: [FormField]
 
-    public init(fileField: String, path: String, typeField: String? = "type", typeValue: String? = nil, fields: [FormField] = []) {
+    public init(
+        fileField: String, path: String, typeField: String? = "type", typeValue: String? = nil, fields: [FormField] = []
+    ) {
         self.fileField = fileField
         self.path = path
         self.typeField = typeField

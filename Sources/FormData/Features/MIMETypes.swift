@@ -32,7 +32,9 @@ public enum MIMETypes {
         var table: [String: String] = [:]
         for line in text.utf8.split(separator: UInt8(ascii: "\n")) {
             let content = line.prefix { $0 != UInt8(ascii: "#") }
-            let words = content.split { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: "\r") }
+            let words = content.split {
+                $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: "\r")
+            }
             guard words.count >= 2, words[0].contains(UInt8(ascii: "/")) else { continue }
             let type = String(decoding: words[0], as: UTF8.self)
             for word in words.dropFirst() {
@@ -88,7 +90,8 @@ public enum MIMETypes {
         "ics": "text/calendar", "vcf": "text/vcard", "srt": "application/x-subrip", "vtt": "text/vtt",
         "sql": "application/sql", "graphql": "application/graphql",
         // code and binaries
-        "wasm": "application/wasm", "bin": "application/octet-stream", "exe": "application/vnd.microsoft.portable-executable",
+        "wasm": "application/wasm", "bin": "application/octet-stream",
+        "exe": "application/vnd.microsoft.portable-executable",
         "sh": "application/x-sh", "py": "text/x-python", "swift": "text/x-swift", "c": "text/x-c",
         "h": "text/x-c", "go": "text/x-go", "rs": "text/x-rust", "java": "text/x-java",
         // fonts

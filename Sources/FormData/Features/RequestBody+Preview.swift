@@ -25,7 +25,8 @@ extension RequestBody {
         var line: [UInt8] = []
         func flush() {
             let text = String(decoding: line, as: UTF8.self)
-            let isText = String(validating: line, as: UTF8.self) != nil
+            let isText =
+                String(validating: line, as: UTF8.self) != nil
                 && !text.unicodeScalars.contains { $0.value < 0x20 && $0 != "\t" || $0.value == 0x7F }
             if isText && line.count <= maxValueBytes {
                 out += text

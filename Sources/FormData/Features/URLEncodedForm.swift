@@ -14,7 +14,9 @@ public struct URLEncodedForm: Sendable, Hashable, Codable {
 
     public func makeBody() -> RequestBody {
         let encoded = fields.map { Self.encode($0.name) + "=" + Self.encode($0.value) }.joined(separator: "&")
-        return RequestBody(contentType: "application/x-www-form-urlencoded", segments: encoded.isEmpty ? [] : [.bytes(Array(encoded.utf8))])
+        return RequestBody(
+            contentType: "application/x-www-form-urlencoded",
+            segments: encoded.isEmpty ? [] : [.bytes(Array(encoded.utf8))])
     }
 
     public static func encode(_ text: String) -> String {

@@ -13,7 +13,8 @@ extension Grid {
     /// writes whole wide characters.
     public func changes(from previous: Grid?) -> [GridChange] {
         guard let previous, previous.size == size else {
-            return (0..<height).map { y in GridChange(x: 0, y: y, cells: Array(cells[(y * width)..<((y + 1) * width)])) }
+            return (0..<height).map { y in GridChange(x: 0, y: y, cells: Array(cells[(y * width)..<((y + 1) * width)]))
+            }
         }
         var runs: [GridChange] = []
         for y in 0..<height {

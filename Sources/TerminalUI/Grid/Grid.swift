@@ -91,7 +91,9 @@ public struct Grid: Sendable, Equatable {
     /// grid) and to `maxWidth` columns. Text that does not fit is cut by
     /// columns and ends in "…". Returns the columns written.
     @discardableResult
-    public mutating func put(_ text: String, x: Int, y: Int, style: Style = .plain, maxWidth: Int? = nil, clip: Rect? = nil) -> Int {
+    public mutating func put(
+        _ text: String, x: Int, y: Int, style: Style = .plain, maxWidth: Int? = nil, clip: Rect? = nil
+    ) -> Int {
         let area = clip ?? bounds
         guard y >= area.y, y < area.maxY, y >= 0, y < height, x < area.maxX else { return 0 }
         let limit = min(area.maxX, width, maxWidth.map { x + $0 } ?? Int.max)

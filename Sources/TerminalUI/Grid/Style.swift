@@ -29,8 +29,24 @@ public struct Style: Sendable, Hashable {
 
     public static func fg(_ color: Color) -> Style { Style(foreground: color) }
 
-    public var bolded: Style { var s = self; s.bold = true; return s }
-    public var dimmed: Style { var s = self; s.dim = true; return s }
-    public var reversed: Style { var s = self; s.reverse = true; return s }
-    public var underlined: Style { var s = self; s.underline = true; return s }
+    public var bolded: Style {
+        var s = self
+        s.bold = true
+        return s
+    }
+    public var dimmed: Style {
+        var s = self
+        s.dim = true
+        return s
+    }
+    public var reversed: Style {
+        var s = self
+        s.reverse = true
+        return s
+    }
+    public var underlined: Style {
+        var s = self
+        s.underline = true
+        return s
+    }
 }

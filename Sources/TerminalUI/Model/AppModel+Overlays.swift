@@ -29,7 +29,9 @@ extension AppModel {
                 self.overlay = nil
             case .enter where form.purpose == .saveProfile:
                 let name = form.value("Name").trimmingSpaces
-                guard !name.isEmpty, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else {
+                guard !name.isEmpty,
+                    name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") })
+                else {
                     form.error = "a profile name is letters, digits, - and _"
                     self.overlay = .editor(form)
                     return []
@@ -137,7 +139,11 @@ extension AppModel {
         case .character(" "):
             guard let entry = visible[safe: browser.cursor], !entry.isDirectory else { break }
             let path = browser.path(of: entry)
-            if let index = browser.marked.firstIndex(of: path) { browser.marked.remove(at: index) } else { browser.marked.append(path) }
+            if let index = browser.marked.firstIndex(of: path) {
+                browser.marked.remove(at: index)
+            } else {
+                browser.marked.append(path)
+            }
             browser.cursor = min(max(0, visible.count - 1), browser.cursor + 1)
         case .character("*"):
             let paths = visible.filter { !$0.isDirectory }.map(browser.path(of:))

@@ -51,7 +51,9 @@ extension AppModel {
             profile = name
             clampCursor(.fields)
             let fields = entries.filter { $0.kind == .field }.count, headers = entries.count - fields
-            notice = Notice("profile \(name): \(fields) field\(fields == 1 ? "" : "s"), \(headers) header\(headers == 1 ? "" : "s"), \(target.method.rawValue) \(Secrets.displayURL(target.url))")
+            notice = Notice(
+                "profile \(name): \(fields) field\(fields == 1 ? "" : "s"), \(headers) header\(headers == 1 ? "" : "s"), \(target.method.rawValue) \(Secrets.displayURL(target.url))"
+            )
             return concurrency.map { [.setConcurrency($0)] } ?? []
         case .profileSaved(let name, let path, let error):
             if let error {
@@ -105,9 +107,10 @@ extension AppModel {
             overlay = .profiles(ProfilePicker())
             return [.loadProfiles]
         case .character("S"):
-            overlay = .editor(EditorForm(
-                purpose: .saveProfile, title: "Save as profile",
-                rows: [.init("Name", text: profile ?? "", hint: "letters, digits, - and _")]))
+            overlay = .editor(
+                EditorForm(
+                    purpose: .saveProfile, title: "Save as profile",
+                    rows: [.init("Name", text: profile ?? "", hint: "letters, digits, - and _")]))
         case .character("q"), .control("c"): return requestQuit()
         case .character("a"): return openBrowser()
         case .character("f"): overlay = .editor(entryForm(.newEntry(.field)))
@@ -127,7 +130,9 @@ extension AppModel {
         case .character("c"):
             if let task = selectedTask, !task.state.isFinished { return [.cancel(task.id)] }
         case .character("r"):
-            if let task = selectedTask, task.state.isFinished || task.isInterrupted, task.state != .succeeded { return [.retry(task.id)] }
+            if let task = selectedTask, task.state.isFinished || task.isInterrupted, task.state != .succeeded {
+                return [.retry(task.id)]
+            }
         case .character("R"): return resumeInterrupted()
         default:
             return handlePaneKey(key)
@@ -154,7 +159,9 @@ extension AppModel {
             if cursor(.files) < files.count { files.remove(at: cursor(.files)) }
             clampCursor(.files)
         case (.fields, .character("e")), (.fields, .enter):
-            if entries.indices.contains(cursor(.fields)) { overlay = .editor(entryForm(.editEntry(index: cursor(.fields)))) }
+            if entries.indices.contains(cursor(.fields)) {
+                overlay = .editor(entryForm(.editEntry(index: cursor(.fields))))
+            }
         case (.fields, .character("d")), (.fields, .delete):
             if entries.indices.contains(cursor(.fields)) { entries.remove(at: cursor(.fields)) }
             clampCursor(.fields)
@@ -244,7 +251,8 @@ extension AppModel {
         focus = pane
         if pane == .response {
             let lines = ResponseDocument(task: responseSnapshot, state: response).lines.count
-            response.select(row: y - layout.rect(pane).y - 1, lineCount: lines, viewHeight: layout.listHeight(.response))
+            response.select(
+                row: y - layout.rect(pane).y - 1, lineCount: lines, viewHeight: layout.listHeight(.response))
             return []
         }
         let row = (y - layout.rect(pane).y - 1) / layout.rowsPerItem(pane) + scroll[pane, default: 0]
@@ -285,7 +293,9 @@ extension AppModel {
             let sent = target.bodyKind.usesFields ? entries : entries.filter { $0.kind == .header }
             let requests = try target.requests(entries: sent, payload: Payload(files: sending, oneRequest: oneRequest))
             for i in files.indices { files[i].marked = false }
-            notice = Notice("queued \(requests.count) task\(requests.count == 1 ? "" : "s") → \(target.method.rawValue) \(Secrets.displayURL(target.url))")
+            notice = Notice(
+                "queued \(requests.count) task\(requests.count == 1 ? "" : "s") → \(target.method.rawValue) \(Secrets.displayURL(target.url))"
+            )
             return [.upload(requests)]
         } catch {
             notice = Notice(Self.hint(for: error), isError: true)
@@ -313,7 +323,9 @@ extension AppModel {
         }
         let flagged = tasks.totals.flagged
         var text = "resuming \(all - flagged) interrupted upload\(all - flagged == 1 ? "" : "s")"
-        if flagged > 0 { text += "; \(flagged) left alone: a file vanished or changed (r sends one anyway, c drops it)" }
+        if flagged > 0 {
+            text += "; \(flagged) left alone: a file vanished or changed (r sends one anyway, c drops it)"
+        }
         notice = Notice(text, isError: flagged > 0)
         return all > flagged ? [.resumeInterrupted] : []
     }

@@ -78,8 +78,11 @@ public struct EditorForm: Sendable, Hashable {
                 rows[focus].input = .text(input)
             case .choice(let options, let selected):
                 switch key {
-                case .left, .character("h"): rows[focus].input = .choice(options: options, selected: (selected + options.count - 1) % options.count)
-                case .right, .character("l"), .character(" "): rows[focus].input = .choice(options: options, selected: (selected + 1) % options.count)
+                case .left, .character("h"):
+                    rows[focus].input = .choice(
+                        options: options, selected: (selected + options.count - 1) % options.count)
+                case .right, .character("l"), .character(" "):
+                    rows[focus].input = .choice(options: options, selected: (selected + 1) % options.count)
                 default: break
                 }
             }

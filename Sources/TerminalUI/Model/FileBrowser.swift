@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// One entry of a directory listing, read by the app and handed in as a message.
@@ -79,8 +79,14 @@ extension String {
         while i < a.count, j < b.count {
             if a[i].isNumber, b[j].isNumber {
                 var x = "", y = ""
-                while i < a.count, a[i].isNumber { x.append(a[i]); i += 1 }
-                while j < b.count, b[j].isNumber { y.append(b[j]); j += 1 }
+                while i < a.count, a[i].isNumber {
+                    x.append(a[i])
+                    i += 1
+                }
+                while j < b.count, b[j].isNumber {
+                    y.append(b[j])
+                    j += 1
+                }
                 if x.count != y.count { return x.count < y.count }
                 if x != y { return x < y }
             } else {

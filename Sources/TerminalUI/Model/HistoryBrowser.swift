@@ -58,7 +58,8 @@ public struct HistoryItem: Sendable, Hashable {
         if case .array(let items)? = entry[path: "files"] {
             for item in items {
                 guard let path = string(item[path: "path"]) else { continue }
-                files.append(File(field: string(item[path: "field"]) ?? "file", path: path, size: number(item[path: "size"])))
+                files.append(
+                    File(field: string(item[path: "field"]) ?? "file", path: path, size: number(item[path: "size"])))
             }
         }
         self.init(

@@ -25,9 +25,15 @@ enum TargetForm {
                 .init("Message", text: target.messagePath ?? "", hint: "key path of the server's message, e.g. RETMSG"),
                 .init("Retries", text: String(target.retries)),
                 .init("Field", text: target.fileField, hint: "the form field of newly staged files"),
-                .init("Timeout", text: target.timeouts.total.map(TargetValue.text(seconds:)) ?? "", hint: "seconds per attempt; empty: none"),
-                .init("Connect", text: TargetValue.text(seconds: target.timeouts.connect), hint: "seconds to connect; empty: \(TargetValue.text(seconds: defaults.connect))"),
-                .init("Idle", text: TargetValue.text(seconds: target.timeouts.idle), hint: "seconds with no bytes moving; empty: \(TargetValue.text(seconds: defaults.idle))"),
+                .init(
+                    "Timeout", text: target.timeouts.total.map(TargetValue.text(seconds:)) ?? "",
+                    hint: "seconds per attempt; empty: none"),
+                .init(
+                    "Connect", text: TargetValue.text(seconds: target.timeouts.connect),
+                    hint: "seconds to connect; empty: \(TargetValue.text(seconds: defaults.connect))"),
+                .init(
+                    "Idle", text: TargetValue.text(seconds: target.timeouts.idle),
+                    hint: "seconds with no bytes moving; empty: \(TargetValue.text(seconds: defaults.idle))"),
             ])
     }
 
@@ -44,26 +50,35 @@ enum TargetForm {
             let url = form.value("URL").trimmingSpaces
             var settings = TargetSettings(
                 url: try check("URL") { () throws(TargetValueError) in try TargetValue.url(url) },
-                method: try check("Method") { () throws(TargetValueError) in try TargetValue.method(form.value("Method")) },
-                bodyKind: try check("Body") { () throws(TargetValueError) in try TargetValue.bodyKind(form.value("Body")) },
+                method: try check("Method") { () throws(TargetValueError) in
+                    try TargetValue.method(form.value("Method"))
+                },
+                bodyKind: try check("Body") { () throws(TargetValueError) in
+                    try TargetValue.bodyKind(form.value("Body"))
+                },
                 fileField: try check("Field") { () throws(TargetValueError) in
                     try TargetValue.fieldName(form.value("Field").trimmingSpaces)
                 },
-                retries: try check("Retries") { () throws(TargetValueError) in try TargetValue.retries(form.value("Retries")) })
+                retries: try check("Retries") { () throws(TargetValueError) in
+                    try TargetValue.retries(form.value("Retries"))
+                })
             var expectations: [SuccessRule.Expectation] = []
             for item in form.value("Expect").split(separator: ",") where !item.trimmingSpaces.isEmpty {
-                expectations.append(try check("Expect") { () throws(TargetValueError) in
-                    try TargetValue.expectation(item.trimmingSpaces)
-                })
+                expectations.append(
+                    try check("Expect") { () throws(TargetValueError) in
+                        try TargetValue.expectation(item.trimmingSpaces)
+                    })
             }
             settings.expectations = expectations
             let defaults = Timeouts()
-            settings.connectTimeout = try optional("Connect").map { text throws(Refusal) in
-                try check("Connect") { () throws(TargetValueError) in try TargetValue.seconds(text) }
-            } ?? defaults.connect
-            settings.idleTimeout = try optional("Idle").map { text throws(Refusal) in
-                try check("Idle") { () throws(TargetValueError) in try TargetValue.seconds(text) }
-            } ?? defaults.idle
+            settings.connectTimeout =
+                try optional("Connect").map { text throws(Refusal) in
+                    try check("Connect") { () throws(TargetValueError) in try TargetValue.seconds(text) }
+                } ?? defaults.connect
+            settings.idleTimeout =
+                try optional("Idle").map { text throws(Refusal) in
+                    try check("Idle") { () throws(TargetValueError) in try TargetValue.seconds(text) }
+                } ?? defaults.idle
             var target = settings.applied(to: current)
             target.messagePath = optional("Message")
             target.timeouts.total = try optional("Timeout").map { text throws(Refusal) in

@@ -90,14 +90,21 @@ struct JSONTreeBuilder {
         let count: Int
         let isObject: Bool
         switch value {
-        case .object(let members): count = members.count; isObject = true
-        case .array(let items): count = items.count; isObject = false
-        default: count = 0; isObject = false
+        case .object(let members):
+            count = members.count
+            isObject = true
+        case .array(let items):
+            count = items.count
+            isObject = false
+        default:
+            count = 0
+            isObject = false
         }
         let prefix = self.prefix(depth)
         guard count > 0 else {
             var spans = [ResponseDocument.Span(prefix.leaf)]
-            if case .root = label {} else {
+            if case .root = label {
+            } else {
                 spans.append(labelSpan(label))
                 spans.append(.init(": ", JSONStyle.punctuation))
             }
@@ -106,7 +113,9 @@ struct JSONTreeBuilder {
             return
         }
         let isCollapsed = collapsed.contains(path)
-        var spans = [ResponseDocument.Span(isCollapsed ? prefix.collapsed : prefix.expanded, JSONStyle.marker), labelSpan(label)]
+        var spans = [
+            ResponseDocument.Span(isCollapsed ? prefix.collapsed : prefix.expanded, JSONStyle.marker), labelSpan(label),
+        ]
         if isCollapsed { spans.append(.init(isObject ? " {…}" : " […]", JSONStyle.punctuation)) }
         let noun = isObject ? (count == 1 ? " key" : " keys") : (count == 1 ? " item" : " items")
         spans.append(.init(" " + String(count) + noun, JSONStyle.summary))
@@ -116,11 +125,15 @@ struct JSONTreeBuilder {
         switch value {
         case .object(let members):
             for member in members {
-                add(member.value, label: .key(member.key), path: JSONNodePath.member(path, member.key), depth: depth + 1, parent: line)
+                add(
+                    member.value, label: .key(member.key), path: JSONNodePath.member(path, member.key),
+                    depth: depth + 1, parent: line)
             }
         case .array(let items):
             for index in items.indices {
-                add(items[index], label: .index(index), path: JSONNodePath.element(path, index), depth: depth + 1, parent: line)
+                add(
+                    items[index], label: .index(index), path: JSONNodePath.element(path, index), depth: depth + 1,
+                    parent: line)
             }
         default:
             break

@@ -31,7 +31,9 @@ public struct ResponseDocument: Sendable {
         /// The index of the line of the node that contains this one.
         public var parent: Int?
 
-        public init(spans: [Span], path: String? = nil, isContainer: Bool = false, isCollapsed: Bool = false, parent: Int? = nil) {
+        public init(
+            spans: [Span], path: String? = nil, isContainer: Bool = false, isCollapsed: Bool = false, parent: Int? = nil
+        ) {
             self.spans = spans
             self.path = path
             self.isContainer = isContainer
@@ -97,7 +99,10 @@ public struct ResponseDocument: Sendable {
         case .succeeded: return [note("no response")]
         case .cancelled(let reason): return [note("no response (cancelled: \(ResponseText.displayable(reason)))")]
         case .interrupted(nil):
-            return [note("interrupted: the hoist that queued it stopped before it finished"), note("R resumes every interrupted upload; c drops this one")]
+            return [
+                note("interrupted: the hoist that queued it stopped before it finished"),
+                note("R resumes every interrupted upload; c drops this one"),
+            ]
         case .interrupted(let problem?):
             let lines = ResponseText.lines(problem).enumerated().map { index, text in
                 Line(spans: [Span((index == 0 ? "! " : "  ") + text, index == 0 ? Style.fg(.red) : Style.plain.dimmed)])
@@ -119,7 +124,9 @@ public struct ResponseDocument: Sendable {
     /// `HTTP 200 OK · 12 ms · 1.21 KiB · application/json (truncated at 8.00 MiB)`
     static func statusLine(_ response: UploadResponse) -> Line {
         let reason = HTTPStatusText.reason(response.status)
-        var spans = [Span("HTTP \(response.status)" + (reason.isEmpty ? "" : " " + reason), statusStyle(response.status))]
+        var spans = [
+            Span("HTTP \(response.status)" + (reason.isEmpty ? "" : " " + reason), statusStyle(response.status))
+        ]
         var details = [ResponseText.elapsed(response.elapsed), Format.bytes(response.bodyBytesReceived)]
         if let type = response.header("content-type")?.split(separator: ";").first {
             let trimmed = ResponseText.displayable(ResponseText.trimmed(type))

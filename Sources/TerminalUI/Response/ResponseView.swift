@@ -5,7 +5,9 @@
 public enum ResponseView {
     public static let indicatorStyle = Style.fg(.cyan).bolded
 
-    public static func render(_ document: ResponseDocument, state: ResponseViewState, into grid: inout Grid, in rect: Rect, focused: Bool) {
+    public static func render(
+        _ document: ResponseDocument, state: ResponseViewState, into grid: inout Grid, in rect: Rect, focused: Bool
+    ) {
         guard !rect.isEmpty else { return }
         grid.fill(rect)
         let lines = document.lines

@@ -12,7 +12,9 @@ enum Bars {
         let queueText = " \(state) \(model.tasks.totals.running)/\(queue.concurrency) "
         let mode = model.target.bodyKind == .multipart ? (model.oneRequest ? "one request" : "task per file") : ""
         // Below 100 columns the URL matters more than the profile and mode.
-        let rightParts = rect.width < 100 ? [] : [model.profile.map { "profile \($0)" }, mode.isEmpty ? nil : mode].compactMap { $0 }
+        let rightParts =
+            rect.width < 100
+            ? [] : [model.profile.map { "profile \($0)" }, mode.isEmpty ? nil : mode].compactMap { $0 }
         let info = rightParts.map { " \($0) │" }.joined()
         let rightWidth = TextWidth.columns(of: info) + TextWidth.columns(of: queueText)
         let url = model.target.url.isEmpty ? "no target URL (t sets one)" : Secrets.displayURL(model.target.url)
@@ -46,26 +48,43 @@ enum Bars {
     static func hints(_ model: AppModel) -> [(String, String)] {
         switch model.overlay {
         case .help: return [("any key", "close"), ("↑↓", "scroll")]
-        case .confirmQuit: return [("y", model.journaled ? "quit; resume them next time" : "quit and cancel uploads"), ("n", "stay")]
+        case .confirmQuit:
+            return [("y", model.journaled ? "quit; resume them next time" : "quit and cancel uploads"), ("n", "stay")]
         case .editor: return [("Enter", "save"), ("Esc", "cancel"), ("Tab", "next"), ("←→", "choose")]
         case .browser(let browser):
             if browser.isEditingGlob { return [("Enter", "apply filter"), ("Esc", "done")] }
-            return [("Enter", "open/stage"), ("Space", "mark"), ("*", "mark all"), ("a", "stage marked"), ("/", "glob"),
-                    (".", "hidden"), ("⌫", "up"), ("Esc", "close")]
+            return [
+                ("Enter", "open/stage"), ("Space", "mark"), ("*", "mark all"), ("a", "stage marked"), ("/", "glob"),
+                (".", "hidden"), ("⌫", "up"), ("Esc", "close"),
+            ]
         case .history: return [("Enter", "stage again"), ("↑↓", "move"), ("g/G", "first/last"), ("Esc", "close")]
         case .profiles: return [("Enter", "load profile"), ("↑↓", "move"), ("Esc", "close")]
         case nil: break
         }
         if model.filterInput != nil { return [("Enter", "keep filter"), ("Esc", "clear filter")] }
-        let common = [("u", "upload"), ("U", "each"), ("p", model.queue.isPaused ? "resume" : "pause"), ("+/-", "slots"),
-                      ("t", "target"), ("Tab", "pane"), ("?", "help"), ("q", "quit")]
+        let common = [
+            ("u", "upload"), ("U", "each"), ("p", model.queue.isPaused ? "resume" : "pause"), ("+/-", "slots"),
+            ("t", "target"), ("Tab", "pane"), ("?", "help"), ("q", "quit"),
+        ]
         switch model.focus {
-        case .files: return [("a", "add"), ("Space", "mark"), ("e", "edit"), ("d", "delete"), ("o", "1 req/each")] + common
-        case .fields: return [("f", "field"), ("H", "header"), ("e", "edit"), ("d", "delete"), ("s", "secret"), ("O", "profiles"), ("S", "save profile")] + common
+        case .files:
+            return [("a", "add"), ("Space", "mark"), ("e", "edit"), ("d", "delete"), ("o", "1 req/each")] + common
+        case .fields:
+            return [
+                ("f", "field"), ("H", "header"), ("e", "edit"), ("d", "delete"), ("s", "secret"), ("O", "profiles"),
+                ("S", "save profile"),
+            ] + common
         case .tasks:
             let resume = model.tasks.totals.interrupted > 0 ? [("R", "resume all")] : []
-            return resume + [("c", "cancel"), ("r", "retry"), ("/", "filter"), ("Enter", "response"), ("d", "remove"), ("L", "history")] + common
-        case .response: return [("↑↓", "move"), ("←→", "fold"), ("Enter", "toggle"), ("E/C", "all"), ("i", "headers"), ("w", "raw"), ("P", "pretty")] + common
+            return resume + [
+                ("c", "cancel"), ("r", "retry"), ("/", "filter"), ("Enter", "response"), ("d", "remove"),
+                ("L", "history"),
+            ] + common
+        case .response:
+            return [
+                ("↑↓", "move"), ("←→", "fold"), ("Enter", "toggle"), ("E/C", "all"), ("i", "headers"), ("w", "raw"),
+                ("P", "pretty"),
+            ] + common
         }
     }
 }

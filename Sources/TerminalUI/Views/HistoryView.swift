@@ -23,7 +23,8 @@ enum HistoryView {
     private static func drawRow(_ item: HistoryItem, into grid: inout Grid, y: Int, in list: Rect) {
         var x = list.x + 1
         x += grid.put(item.ok ? "✔ " : "✘ ", x: x, y: y, style: Style.fg(item.ok ? .green : .red).bolded, clip: list)
-        x += grid.put(item.status.map { "\($0) " } ?? "--- ", x: x, y: y, style: Style.fg(item.ok ? .green : .red), clip: list)
+        x += grid.put(
+            item.status.map { "\($0) " } ?? "--- ", x: x, y: y, style: Style.fg(item.ok ? .green : .red), clip: list)
         x += grid.put(item.method.rawValue + "  ", x: x, y: y, style: Style.plain.dimmed, clip: list)
         let tail = "\(Format.bytes(item.bytesSent))  \(item.durationMs) ms  \(item.displayTime)"
         let tailWidth = TextWidth.columns(of: tail)
@@ -32,13 +33,16 @@ enum HistoryView {
     }
 
     private static func drawDetail(_ item: HistoryItem, into grid: inout Grid, in rect: Rect) {
-        var lines: [ResponseDocument.Line] = [.init(spans: [.init(item.method.rawValue + " ", Style.plain.bolded), .init(item.url)])]
+        var lines: [ResponseDocument.Line] = [
+            .init(spans: [.init(item.method.rawValue + " ", Style.plain.bolded), .init(item.url)])
+        ]
         if let problem = item.problem {
             lines.append(.init(spans: [.init("✘ " + ResponseText.displayable(problem), Style.fg(.red).bolded)]))
         }
         for file in item.files {
             let size = file.size.map { "  " + Format.bytes($0) } ?? ""
-            lines.append(.init(spans: [.init(file.field, Style.fg(.cyan)), .init(" ← " + file.path + size, Style.plain.dimmed)]))
+            lines.append(
+                .init(spans: [.init(file.field, Style.fg(.cyan)), .init(" ← " + file.path + size, Style.plain.dimmed)]))
         }
         if let response = item.response {
             var printer = JSONPrettyPrinter(lines: [])
@@ -48,7 +52,8 @@ enum HistoryView {
         for (row, line) in lines.prefix(rect.height).enumerated() {
             var x = rect.x + 1
             for span in line.spans {
-                x += grid.put(span.text, x: x, y: rect.y + row, style: span.style, maxWidth: max(0, rect.maxX - x), clip: rect)
+                x += grid.put(
+                    span.text, x: x, y: rect.y + row, style: span.style, maxWidth: max(0, rect.maxX - x), clip: rect)
             }
         }
     }

@@ -28,13 +28,16 @@ struct ListDialog {
             grid.put(subtitle, x: inner.x + 1, y: top, style: Style.plain.dimmed, clip: inner)
             top += 1
         }
-        let rows = Rect(x: inner.x, y: top, width: inner.width, height: Self.listHeight(of: rect, subtitle: subtitle != nil))
+        let rows = Rect(
+            x: inner.x, y: top, width: inner.width, height: Self.listHeight(of: rect, subtitle: subtitle != nil))
         if let error {
             for (row, line) in ResponseText.lines(error).prefix(rows.height).enumerated() {
-                grid.put((row == 0 ? "✘ " : "  ") + line, x: rows.x + 1, y: rows.y + row, style: Style.fg(.red), clip: rows)
+                grid.put(
+                    (row == 0 ? "✘ " : "  ") + line, x: rows.x + 1, y: rows.y + row, style: Style.fg(.red), clip: rows)
             }
         } else if isLoading || list.items.isEmpty {
-            grid.put(isLoading ? "reading…" : emptyText, x: rows.x + 1, y: rows.y, style: Style.plain.dimmed, clip: rows)
+            grid.put(
+                isLoading ? "reading…" : emptyText, x: rows.x + 1, y: rows.y, style: Style.plain.dimmed, clip: rows)
         }
         for row in 0..<rows.height {
             let index = list.top + row
@@ -44,9 +47,13 @@ struct ListDialog {
         }
         if list.items.count > rows.height {
             let position = " \(list.cursor + 1)/\(list.items.count) "
-            grid.put(position, x: rect.maxX - 2 - TextWidth.columns(of: position), y: rect.y, style: Style.fg(.cyan), clip: rect)
+            grid.put(
+                position, x: rect.maxX - 2 - TextWidth.columns(of: position), y: rect.y, style: Style.fg(.cyan),
+                clip: rect)
         }
-        grid.put(String(repeating: "─", count: inner.width), x: inner.x, y: rows.maxY, style: Style.plain.dimmed, clip: inner)
+        grid.put(
+            String(repeating: "─", count: inner.width), x: inner.x, y: rows.maxY, style: Style.plain.dimmed, clip: inner
+        )
         let detail = Rect(x: inner.x, y: rows.maxY + 1, width: inner.width, height: inner.maxY - rows.maxY - 2)
         if let item = list.selected { drawDetail(item, detail, &grid) }
         grid.put(keys, x: inner.x + 1, y: inner.maxY - 1, style: Style.plain.dimmed, clip: inner)

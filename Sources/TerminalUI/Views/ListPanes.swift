@@ -4,12 +4,15 @@ enum ListPanes {
         let focused = model.focus == .files && model.overlay == nil
         let marked = model.files.filter(\.marked).count
         let total = model.files.reduce(Int64(0)) { $0 + $1.size }
-        let trailer = model.files.isEmpty ? "" : (marked > 0 ? "\(marked) marked · " : "") + "\(model.files.count) · \(Format.bytes(total))"
+        let trailer =
+            model.files.isEmpty
+            ? "" : (marked > 0 ? "\(marked) marked · " : "") + "\(model.files.count) · \(Format.bytes(total))"
         Frame.draw(&grid, rect, title: Pane.files.title, focused: focused, trailer: trailer)
         let inner = rect.inset(1)
         guard !inner.isEmpty else { return }
         if model.files.isEmpty {
-            grid.put("no files yet: press a to add some", x: inner.x + 1, y: inner.y, style: Style.plain.dimmed, clip: inner)
+            grid.put(
+                "no files yet: press a to add some", x: inner.x + 1, y: inner.y, style: Style.plain.dimmed, clip: inner)
             return
         }
         let layout = ScreenLayout(size: model.size)
@@ -18,7 +21,8 @@ enum ListPanes {
         let sizeWidth = 9
         let typeWidth = twoRows || inner.width < 40 ? 0 : min(24, max(10, (inner.width - 26) / 2))
         let fieldWidth = twoRows || inner.width < 64 ? 0 : min(14, inner.width / 6)
-        let nameWidth = inner.width - 3 - sizeWidth - (typeWidth > 0 ? typeWidth + 1 : 0) - (fieldWidth > 0 ? fieldWidth + 1 : 0)
+        let nameWidth =
+            inner.width - 3 - sizeWidth - (typeWidth > 0 ? typeWidth + 1 : 0) - (fieldWidth > 0 ? fieldWidth + 1 : 0)
         let top = model.scroll[.files, default: 0]
         for item in 0..<layout.listHeight(.files) {
             let index = top + item
@@ -28,17 +32,30 @@ enum ListPanes {
             let y = inner.y + row
             var x = inner.x
             x += grid.put(file.marked ? "● " : "  ", x: x, y: y, style: Style.fg(.yellow).bolded, clip: inner)
-            x += grid.put(TextWidth.fit(file.displayName, toColumns: nameWidth), x: x, y: y, style: file.marked ? Style.plain.bolded : .plain, clip: inner) + 1
-            x += grid.put(TextWidth.fit(Format.bytes(file.size), toColumns: sizeWidth, alignRight: true), x: x, y: y, clip: inner) + 1
+            x +=
+                grid.put(
+                    TextWidth.fit(file.displayName, toColumns: nameWidth), x: x, y: y,
+                    style: file.marked ? Style.plain.bolded : .plain, clip: inner) + 1
+            x +=
+                grid.put(
+                    TextWidth.fit(Format.bytes(file.size), toColumns: sizeWidth, alignRight: true), x: x, y: y,
+                    clip: inner) + 1
             if typeWidth > 0 {
-                x += grid.put(TextWidth.fit(file.effectiveType, toColumns: typeWidth), x: x, y: y, style: Style.plain.dimmed, clip: inner) + 1
+                x +=
+                    grid.put(
+                        TextWidth.fit(file.effectiveType, toColumns: typeWidth), x: x, y: y, style: Style.plain.dimmed,
+                        clip: inner) + 1
             }
             if fieldWidth > 0 {
-                grid.put(TextWidth.fit("→ " + file.fieldName, toColumns: fieldWidth), x: x, y: y, style: Style.fg(.cyan), clip: inner)
+                grid.put(
+                    TextWidth.fit("→ " + file.fieldName, toColumns: fieldWidth), x: x, y: y, style: Style.fg(.cyan),
+                    clip: inner)
             }
             if twoRows {
                 let detail = inner.x + 4
-                let used = grid.put(file.effectiveType, x: detail, y: y + 1, style: Style.plain.dimmed, maxWidth: inner.width / 2, clip: inner)
+                let used = grid.put(
+                    file.effectiveType, x: detail, y: y + 1, style: Style.plain.dimmed, maxWidth: inner.width / 2,
+                    clip: inner)
                 grid.put("  → field " + file.fieldName, x: detail + used, y: y + 1, style: Style.fg(.cyan), clip: inner)
             }
             if index == model.cursor(.files) {
@@ -49,11 +66,15 @@ enum ListPanes {
 
     static func fields(_ model: AppModel, into grid: inout Grid, in rect: Rect) {
         let focused = model.focus == .fields && model.overlay == nil
-        Frame.draw(&grid, rect, title: Pane.fields.title, focused: focused, trailer: model.entries.isEmpty ? "" : "\(model.entries.count)")
+        Frame.draw(
+            &grid, rect, title: Pane.fields.title, focused: focused,
+            trailer: model.entries.isEmpty ? "" : "\(model.entries.count)")
         let inner = rect.inset(1)
         guard !inner.isEmpty else { return }
         if model.entries.isEmpty {
-            grid.put("press f to add a field, H a header", x: inner.x + 1, y: inner.y, style: Style.plain.dimmed, clip: inner)
+            grid.put(
+                "press f to add a field, H a header", x: inner.x + 1, y: inner.y, style: Style.plain.dimmed, clip: inner
+            )
             return
         }
         let top = model.scroll[.fields, default: 0]
@@ -66,7 +87,9 @@ enum ListPanes {
             let isHeader = entry.kind == .header
             x += grid.put(isHeader ? "H " : "F ", x: x, y: y, style: Style.plain.dimmed, clip: inner)
             let nameWidth = min(TextWidth.columns(of: entry.name), max(6, inner.width / 2))
-            x += grid.put(TextWidth.truncate(entry.name, toColumns: nameWidth), x: x, y: y, style: Style.fg(isHeader ? .magenta : .cyan), clip: inner)
+            x += grid.put(
+                TextWidth.truncate(entry.name, toColumns: nameWidth), x: x, y: y,
+                style: Style.fg(isHeader ? .magenta : .cyan), clip: inner)
             x += grid.put(isHeader ? ": " : " = ", x: x, y: y, style: Style.plain.dimmed, clip: inner)
             grid.put(entry.displayValue, x: x, y: y, style: entry.isSecret ? Style.fg(.yellow) : .plain, clip: inner)
             if index == model.cursor(.fields) { highlight(&grid, inner.row(row), focused: focused) }

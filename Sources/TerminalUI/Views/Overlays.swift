@@ -1,39 +1,64 @@
 /// Dialogs drawn over the panes: help, file browser, editor, quit confirmation.
 enum HelpView {
     static let sections: [(String, [(String, String)])] = [
-        ("Moving", [
-            ("Tab / Shift-Tab", "next / previous pane"), ("1 2 3 4", "Files, Fields, Tasks, Response"),
-            ("↑↓ or j k", "move in a list"), ("PgUp PgDn", "a page up or down"), ("g / G", "first / last"),
-            ("mouse", "click to focus and select; wheel scrolls"),
-        ]),
-        ("Staging", [
-            ("a", "add files (file browser)"), ("Space", "mark a file; u sends marked files only"),
-            ("e or Enter", "edit: field name, filename, type / field or header"), ("d or Del", "delete the selected row"),
-            ("f", "add a text field"), ("H", "add a request header"), ("s", "mask or unmask a field's value"),
-            ("t", "edit the target: URL, method, body kind, expectation, message path, retries"),
-            ("O", "profiles: load one (target, fields, headers) from profiles.toml"),
-            ("S", "save the target, fields and headers as a new profile"),
-        ]),
-        ("Uploading", [
-            ("u", "upload marked files, or all staged files"), ("o", "toggle: u sends one request, or one task per file"),
-            ("U", "upload each file as its own task"), ("c", "cancel the selected task"), ("r", "retry a failed or cancelled task"),
-            ("R", "resume all interrupted uploads (an earlier hoist left them)"),
-            ("p", "pause or resume the queue"), ("+ / -", "more or fewer uploads at once"), ("/", "filter tasks by name or state"),
-            ("d", "remove a finished task from the list"), ("L", "history: earlier uploads; Enter stages one again"),
-        ]),
-        ("Response", [
-            ("Enter (Tasks)", "show the selected task's response"), ("← → or h l", "collapse / expand a JSON node"),
-            ("Enter or Space", "toggle a node"), ("E / C", "expand all / collapse all"), ("i", "show or hide headers"),
-            ("w", "raw body or JSON tree"), ("P", "pretty-print the raw body"),
-        ]),
-        ("File browser", [
-            ("Enter or l", "open a directory, or stage the file (or the marked files)"), ("Space", "mark a file"),
-            ("*", "mark every file shown"), ("a", "stage the marked files"), ("/", "filter by glob, e.g. *.jpg"),
-            (".", "show hidden files"), ("⌫ or h", "parent directory"), ("Esc", "close"),
-        ]),
-        ("Leaving", [("?", "this help"), ("q or Ctrl-C", "quit (asks first while uploads run)"),
-            ("", "unfinished uploads and staged files come back at the next start"),
-        ]),
+        (
+            "Moving",
+            [
+                ("Tab / Shift-Tab", "next / previous pane"), ("1 2 3 4", "Files, Fields, Tasks, Response"),
+                ("↑↓ or j k", "move in a list"), ("PgUp PgDn", "a page up or down"), ("g / G", "first / last"),
+                ("mouse", "click to focus and select; wheel scrolls"),
+            ]
+        ),
+        (
+            "Staging",
+            [
+                ("a", "add files (file browser)"), ("Space", "mark a file; u sends marked files only"),
+                ("e or Enter", "edit: field name, filename, type / field or header"),
+                ("d or Del", "delete the selected row"),
+                ("f", "add a text field"), ("H", "add a request header"), ("s", "mask or unmask a field's value"),
+                ("t", "edit the target: URL, method, body kind, expectation, message path, retries"),
+                ("O", "profiles: load one (target, fields, headers) from profiles.toml"),
+                ("S", "save the target, fields and headers as a new profile"),
+            ]
+        ),
+        (
+            "Uploading",
+            [
+                ("u", "upload marked files, or all staged files"),
+                ("o", "toggle: u sends one request, or one task per file"),
+                ("U", "upload each file as its own task"), ("c", "cancel the selected task"),
+                ("r", "retry a failed or cancelled task"),
+                ("R", "resume all interrupted uploads (an earlier hoist left them)"),
+                ("p", "pause or resume the queue"), ("+ / -", "more or fewer uploads at once"),
+                ("/", "filter tasks by name or state"),
+                ("d", "remove a finished task from the list"),
+                ("L", "history: earlier uploads; Enter stages one again"),
+            ]
+        ),
+        (
+            "Response",
+            [
+                ("Enter (Tasks)", "show the selected task's response"), ("← → or h l", "collapse / expand a JSON node"),
+                ("Enter or Space", "toggle a node"), ("E / C", "expand all / collapse all"),
+                ("i", "show or hide headers"),
+                ("w", "raw body or JSON tree"), ("P", "pretty-print the raw body"),
+            ]
+        ),
+        (
+            "File browser",
+            [
+                ("Enter or l", "open a directory, or stage the file (or the marked files)"), ("Space", "mark a file"),
+                ("*", "mark every file shown"), ("a", "stage the marked files"), ("/", "filter by glob, e.g. *.jpg"),
+                (".", "show hidden files"), ("⌫ or h", "parent directory"), ("Esc", "close"),
+            ]
+        ),
+        (
+            "Leaving",
+            [
+                ("?", "this help"), ("q or Ctrl-C", "quit (asks first while uploads run)"),
+                ("", "unfinished uploads and staged files come back at the next start"),
+            ]
+        ),
     ]
 
     static var lines: [(String, String)] {
@@ -58,7 +83,9 @@ enum HelpView {
             }
         }
         if all.count > inner.height {
-            grid.put(" \(top + inner.height)/\(all.count) ", x: rect.maxX - 10, y: rect.maxY - 1, style: Style.fg(.cyan), clip: rect)
+            grid.put(
+                " \(top + inner.height)/\(all.count) ", x: rect.maxX - 10, y: rect.maxY - 1, style: Style.fg(.cyan),
+                clip: rect)
         }
     }
 }
@@ -81,7 +108,9 @@ enum BrowserView {
         grid.put(browser.directory, x: inner.x + 1, y: inner.y, style: Style.plain.bolded, clip: inner)
         if !browser.marked.isEmpty {
             let text = " \(browser.marked.count) marked "
-            grid.put(text, x: inner.maxX - TextWidth.columns(of: text), y: inner.y, style: Style.fg(.yellow).bolded, clip: inner)
+            grid.put(
+                text, x: inner.maxX - TextWidth.columns(of: text), y: inner.y, style: Style.fg(.yellow).bolded,
+                clip: inner)
         }
         let list = Rect(x: inner.x, y: inner.y + 1, width: inner.width, height: inner.height - 2)
         let visible = browser.visibleEntries
@@ -99,11 +128,13 @@ enum BrowserView {
             var x = list.x + 1
             x += grid.put(isMarked ? "● " : "  ", x: x, y: y, style: Style.fg(.yellow).bolded, clip: list)
             let name = entry.isDirectory ? entry.name + "/" : entry.name
-            let style: Style = entry.isDirectory ? Style.fg(.blue).bolded : (entry.isHidden ? Style.plain.dimmed : .plain)
+            let style: Style =
+                entry.isDirectory ? Style.fg(.blue).bolded : (entry.isHidden ? Style.plain.dimmed : .plain)
             grid.put(name, x: x, y: y, style: style, maxWidth: list.width - 16, clip: list)
             if !entry.isDirectory {
                 let size = Format.bytes(entry.size)
-                grid.put(size, x: list.maxX - 1 - TextWidth.columns(of: size), y: y, style: Style.plain.dimmed, clip: list)
+                grid.put(
+                    size, x: list.maxX - 1 - TextWidth.columns(of: size), y: y, style: Style.plain.dimmed, clip: list)
             }
             if index == browser.cursor { ListPanes.highlight(&grid, list.row(row), focused: true) }
         }
@@ -113,11 +144,13 @@ enum BrowserView {
         if browser.isEditingGlob {
             drawInput(browser.glob, into: &grid, at: Rect(x: x, y: globY, width: 30, height: 1))
         } else {
-            grid.put(browser.glob.text.isEmpty ? "(all files; / to set)" : browser.glob.text, x: x, y: globY,
-                     style: browser.glob.text.isEmpty ? Style.plain.dimmed : Style.fg(.yellow), clip: inner)
+            grid.put(
+                browser.glob.text.isEmpty ? "(all files; / to set)" : browser.glob.text, x: x, y: globY,
+                style: browser.glob.text.isEmpty ? Style.plain.dimmed : Style.fg(.yellow), clip: inner)
         }
         let hidden = browser.showHidden ? "hidden shown (.)" : "hidden not shown (.)"
-        grid.put(hidden, x: inner.maxX - 1 - TextWidth.columns(of: hidden), y: globY, style: Style.plain.dimmed, clip: inner)
+        grid.put(
+            hidden, x: inner.maxX - 1 - TextWidth.columns(of: hidden), y: globY, style: Style.plain.dimmed, clip: inner)
     }
 }
 
@@ -157,7 +190,10 @@ enum EditorView {
             case .choice(let options, let selected):
                 var x = field.x
                 for (i, option) in options.enumerated() {
-                    let style: Style = i == selected ? (focused ? Style(foreground: .cyan, reverse: true).bolded : Style.plain.bolded.reversed) : Style.plain.dimmed
+                    let style: Style =
+                        i == selected
+                        ? (focused ? Style(foreground: .cyan, reverse: true).bolded : Style.plain.bolded.reversed)
+                        : Style.plain.dimmed
                     x += grid.put(" \(option) ", x: x, y: y, style: style, clip: field) + 1
                 }
             }
@@ -177,8 +213,11 @@ enum ConfirmView {
         let rect = grid.bounds.centered(width: 60, height: 5)
         Frame.dialog(&grid, rect, title: "Quit?")
         let inner = rect.inset(1)
-        grid.put("\(running) upload\(running == 1 ? " is" : "s are") not finished.", x: inner.x + 1, y: inner.y, style: Style.fg(.yellow).bolded, clip: inner)
-        let question = journaled
+        grid.put(
+            "\(running) upload\(running == 1 ? " is" : "s are") not finished.", x: inner.x + 1, y: inner.y,
+            style: Style.fg(.yellow).bolded, clip: inner)
+        let question =
+            journaled
             ? "Quit? \(running == 1 ? "It stays" : "They stay") in the journal for next time.  y / n"
             : "Quit and cancel \(running == 1 ? "it" : "them")?  y / n"
         grid.put(question, x: inner.x + 1, y: inner.y + 2, clip: inner)

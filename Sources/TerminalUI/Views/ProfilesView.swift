@@ -22,9 +22,12 @@ enum ProfilesView {
     /// `ocr                POST https://api.example.com/ocr?token=••••••`
     private static func drawRow(_ item: ProfileSummary, in rect: Rect, into grid: inout Grid) {
         var x = rect.x + 1
-        x += grid.put(TextWidth.fit(item.name, toColumns: 18) + " ", x: x, y: rect.y, style: Style.fg(.cyan).bolded, clip: rect)
+        x += grid.put(
+            TextWidth.fit(item.name, toColumns: 18) + " ", x: x, y: rect.y, style: Style.fg(.cyan).bolded, clip: rect)
         x += grid.put((item.method ?? "POST") + " ", x: x, y: rect.y, style: Style.plain.dimmed, clip: rect)
-        grid.put(item.url.map(Secrets.displayURL) ?? "(no URL)", x: x, y: rect.y, maxWidth: max(0, rect.maxX - x - 1), clip: rect)
+        grid.put(
+            item.url.map(Secrets.displayURL) ?? "(no URL)", x: x, y: rect.y, maxWidth: max(0, rect.maxX - x - 1),
+            clip: rect)
     }
 
     /// The selected profile's fields and headers, by name.
@@ -34,7 +37,11 @@ enum ProfilesView {
             grid.put("no fields or headers", x: rect.x + 1, y: rect.y, style: Style.plain.dimmed, clip: rect)
         }
         for (row, (kind, name)) in lines.prefix(rect.height).enumerated() {
-            let x = rect.x + 1 + grid.put(TextWidth.fit(kind, toColumns: 7) + " ", x: rect.x + 1, y: rect.y + row, style: Style.plain.dimmed, clip: rect)
+            let x =
+                rect.x + 1
+                + grid.put(
+                    TextWidth.fit(kind, toColumns: 7) + " ", x: rect.x + 1, y: rect.y + row, style: Style.plain.dimmed,
+                    clip: rect)
             grid.put(name, x: x, y: rect.y + row, style: Style.fg(.cyan), clip: rect)
         }
     }

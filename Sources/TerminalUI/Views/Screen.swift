@@ -4,7 +4,9 @@ public enum Screen {
     /// frame; areas nothing is drawn in are left as they are.
     public static func render(_ model: AppModel, into grid: inout Grid) {
         guard grid.width >= 40, grid.height >= 12 else {
-            grid.put("Hoist needs at least 40×12; this terminal is \(grid.width)×\(grid.height).", x: 0, y: 0, style: Style.fg(.yellow))
+            grid.put(
+                "Hoist needs at least 40×12; this terminal is \(grid.width)×\(grid.height).", x: 0, y: 0,
+                style: Style.fg(.yellow))
             return
         }
         let layout = ScreenLayout(size: grid.size)
@@ -28,7 +30,9 @@ public enum Screen {
     static func renderResponse(_ model: AppModel, into grid: inout Grid, in rect: Rect) {
         let focused = model.focus == .response && model.overlay == nil
         let task = model.responseSnapshot
-        Frame.draw(&grid, rect, title: task.map { "Response · " + $0.request.displayName } ?? Pane.response.title, focused: focused)
+        Frame.draw(
+            &grid, rect, title: task.map { "Response · " + $0.request.displayName } ?? Pane.response.title,
+            focused: focused)
         let document = ResponseDocument(task: task, state: model.response)
         ResponseView.render(document, state: model.response, into: &grid, in: rect.inset(1), focused: focused)
     }

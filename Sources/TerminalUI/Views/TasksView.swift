@@ -16,16 +16,24 @@ enum TasksView {
 
         init(width: Int) {
             func fixed(_ c: Columns) -> Int {
-                2 + 1 + (c.bar > 0 ? c.bar + 3 : 0) + Columns.percent + 1 + Columns.bytes + 1 + (c.speed ? Columns.speedWidth + 1 : 0)
+                2 + 1 + (c.bar > 0 ? c.bar + 3 : 0) + Columns.percent + 1 + Columns.bytes + 1
+                    + (c.speed ? Columns.speedWidth + 1 : 0)
                     + (c.eta ? Columns.etaWidth + 1 : 0) + Columns.status + (c.attempts ? Columns.attemptsWidth + 1 : 0)
             }
             while width - fixed(self) < 16 {
-                if bar > 8 { bar -= 2 }
-                else if attempts { attempts = false }
-                else if eta { eta = false }
-                else if speed { speed = false }
-                else if bar > 0 { bar = 0 }
-                else { break }
+                if bar > 8 {
+                    bar -= 2
+                } else if attempts {
+                    attempts = false
+                } else if eta {
+                    eta = false
+                } else if speed {
+                    speed = false
+                } else if bar > 0 {
+                    bar = 0
+                } else {
+                    break
+                }
             }
             name = max(4, width - fixed(self))
         }
@@ -40,13 +48,16 @@ enum TasksView {
         } else if !model.tasks.filter.isEmpty {
             title += " (filter: \(model.tasks.filter))"
         }
-        Frame.draw(&grid, rect, title: title, focused: focused || model.filterInput != nil, trailer: position(model.cursor(.tasks), of: visible.count))
+        Frame.draw(
+            &grid, rect, title: title, focused: focused || model.filterInput != nil,
+            trailer: position(model.cursor(.tasks), of: visible.count))
         let inner = rect.inset(1)
         guard inner.height >= 1 else { return }
         let (list, totalsRow) = inner.splitBottom(1)
         let columns = Columns(width: inner.width)
         if visible.isEmpty {
-            let text = model.tasks.count == 0 ? "no uploads yet: stage files, then press u" : "no task matches the filter"
+            let text =
+                model.tasks.count == 0 ? "no uploads yet: stage files, then press u" : "no task matches the filter"
             grid.put(text, x: list.x + 1, y: list.y, style: Style.plain.dimmed, clip: list)
         }
         let top = model.scroll[.tasks, default: 0]
@@ -87,29 +98,47 @@ enum TasksView {
         case .interrupted: nameStyle = .fg(.magenta)
         default: nameStyle = .plain
         }
-        x += grid.put(TextWidth.fit(task.request.displayName, toColumns: columns.name), x: x, y: y, style: nameStyle, clip: rect) + 1
+        x +=
+            grid.put(
+                TextWidth.fit(task.request.displayName, toColumns: columns.name), x: x, y: y, style: nameStyle,
+                clip: rect) + 1
         let fraction = task.state == .succeeded && progress.totalBytes == nil ? 1 : progress.fraction
         if columns.bar > 0 {
-            let barStyle: Style = task.state == .succeeded ? .fg(.green) : task.state.isFinished ? .fg(.red) : .fg(.cyan)
+            let barStyle: Style =
+                task.state == .succeeded ? .fg(.green) : task.state.isFinished ? .fg(.red) : .fg(.cyan)
             x += grid.put("[", x: x, y: y, style: Style.plain.dimmed, clip: rect)
             let filled = Int(((fraction ?? 0) * Double(columns.bar)).rounded(.down))
             x += grid.put(String(repeating: "█", count: filled), x: x, y: y, style: barStyle, clip: rect)
-            x += grid.put(String(repeating: "░", count: columns.bar - filled), x: x, y: y, style: Style.plain.dimmed, clip: rect)
+            x += grid.put(
+                String(repeating: "░", count: columns.bar - filled), x: x, y: y, style: Style.plain.dimmed, clip: rect)
             x += grid.put("] ", x: x, y: y, style: Style.plain.dimmed, clip: rect)
         }
-        x += grid.put(TextWidth.fit(fraction.map(Format.percent) ?? "", toColumns: Columns.percent, alignRight: true), x: x, y: y, clip: rect) + 1
-        let bytes = progress.totalBytes.map { Format.bytes(progress.bytesSent) + "/" + Format.bytes($0) } ?? Format.bytes(progress.bytesSent)
+        x +=
+            grid.put(
+                TextWidth.fit(fraction.map(Format.percent) ?? "", toColumns: Columns.percent, alignRight: true), x: x,
+                y: y, clip: rect) + 1
+        let bytes =
+            progress.totalBytes.map { Format.bytes(progress.bytesSent) + "/" + Format.bytes($0) }
+            ?? Format.bytes(progress.bytesSent)
         x += grid.put(TextWidth.fit(bytes, toColumns: Columns.bytes, alignRight: true), x: x, y: y, clip: rect) + 1
         if columns.speed {
             let speed = task.state.isRunning ? Format.rate(progress.bytesPerSecond) : ""
-            x += grid.put(TextWidth.fit(speed, toColumns: Columns.speedWidth, alignRight: true), x: x, y: y, clip: rect) + 1
+            x +=
+                grid.put(TextWidth.fit(speed, toColumns: Columns.speedWidth, alignRight: true), x: x, y: y, clip: rect)
+                + 1
         }
         if columns.eta {
-            x += grid.put(TextWidth.fit(etaText(task), toColumns: Columns.etaWidth, alignRight: true), x: x, y: y, style: Style.plain.dimmed, clip: rect) + 1
+            x +=
+                grid.put(
+                    TextWidth.fit(etaText(task), toColumns: Columns.etaWidth, alignRight: true), x: x, y: y,
+                    style: Style.plain.dimmed, clip: rect) + 1
         }
         let status = task.response.map { String($0.status) } ?? "—"
-        let statusStyle: Style = task.response.map { (200..<300).contains($0.status) ? .fg(.green) : .fg(.red) } ?? Style.plain.dimmed
-        x += grid.put(TextWidth.fit(status, toColumns: Columns.status, alignRight: true), x: x, y: y, style: statusStyle, clip: rect)
+        let statusStyle: Style =
+            task.response.map { (200..<300).contains($0.status) ? .fg(.green) : .fg(.red) } ?? Style.plain.dimmed
+        x += grid.put(
+            TextWidth.fit(status, toColumns: Columns.status, alignRight: true), x: x, y: y, style: statusStyle,
+            clip: rect)
         if columns.attempts, task.attempts > 1 {
             grid.put(" ×\(task.attempts)", x: x, y: y, style: Style.fg(.yellow), clip: rect)
         }

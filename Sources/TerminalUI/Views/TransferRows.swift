@@ -22,7 +22,9 @@ public enum TransferRows {
     public static func lines(for tasks: [TaskSnapshot], width: Int, maxRows: Int) -> [String] {
         let running = tasks.filter { $0.state.isRunning }
         let waiting = tasks.filter { !$0.state.isRunning && !$0.state.isFinished }
-        let finished = tasks.filter { $0.state.isFinished }.sorted { ($0.finishedAt ?? $0.addedAt) > ($1.finishedAt ?? $1.addedAt) }
+        let finished = tasks.filter { $0.state.isFinished }.sorted {
+            ($0.finishedAt ?? $0.addedAt) > ($1.finishedAt ?? $1.addedAt)
+        }
         var shown = Array((running + waiting).prefix(maxRows))
         shown += finished.prefix(max(0, maxRows - shown.count))
         shown.sort { $0.id < $1.id }
@@ -39,7 +41,8 @@ public enum TransferRows {
         let speed = task.state.isRunning ? Format.rate(progress.bytesPerSecond) : ""
         let eta = task.state.isRunning ? (progress.eta.map { "ETA " + Format.duration($0) } ?? "") : ""
         let layout = Layout(width: width)
-        let tail = " " + Format.bar(fraction, width: layout.bar)
+        let tail =
+            " " + Format.bar(fraction, width: layout.bar)
             + " " + TextWidth.fit(percent, toColumns: 4, alignRight: true)
             + "  " + TextWidth.fit(size, toColumns: 21, alignRight: true)
             + (layout.showSpeed ? "  " + TextWidth.fit(speed, toColumns: 12, alignRight: true) : "")
@@ -83,7 +86,8 @@ public enum TransferRows {
         let known = tasks.allSatisfy { $0.progress.totalBytes != nil }
         let total = tasks.reduce(Int64(0)) { $0 + ($1.progress.totalBytes ?? 0) }
         let speed = tasks.filter { $0.state.isRunning }.reduce(0) { $0 + $1.progress.bytesPerSecond }
-        let fraction: Double? = known ? (total == 0 ? (done == tasks.count ? 1 : 0) : min(1, Double(sent) / Double(total))) : nil
+        let fraction: Double? =
+            known ? (total == 0 ? (done == tasks.count ? 1 : 0) : min(1, Double(sent) / Double(total))) : nil
         var counts = "Total \(done)/\(tasks.count) done"
         if failed > 0 { counts += ", \(failed) failed" }
         if cancelled > 0 { counts += ", \(cancelled) cancelled" }
@@ -95,10 +99,12 @@ public enum TransferRows {
             eta = ""
         }
         let layout = Layout(width: width)
-        let tail = " " + Format.bar(fraction, width: layout.bar)
+        let tail =
+            " " + Format.bar(fraction, width: layout.bar)
             + " " + TextWidth.fit(fraction.map(Format.percent) ?? "", toColumns: 4, alignRight: true)
             + "  " + TextWidth.fit(size, toColumns: 21, alignRight: true)
-            + (layout.showSpeed ? "  " + TextWidth.fit(speed > 1 ? Format.rate(speed) : "", toColumns: 12, alignRight: true) : "")
+            + (layout.showSpeed
+                ? "  " + TextWidth.fit(speed > 1 ? Format.rate(speed) : "", toColumns: 12, alignRight: true) : "")
             + "  " + TextWidth.fit(eta, toColumns: 9)
         // Aligned with the rows' name column; long counts spill into the unused status column.
         let nameWidth = max(TextWidth.columns(of: counts), width - TextWidth.columns(of: tail) - 16)

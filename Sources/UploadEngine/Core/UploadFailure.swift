@@ -32,14 +32,21 @@ public enum UploadFailure: Error, Sendable, Hashable, CustomStringConvertible {
         case let .tls(detail): return "TLS failed: \(detail)"
         case let .httpStatus(status, message):
             let base = "HTTP \(status) \(HTTPStatusText.reason(status))"
-            if status == 413 { return base + (message.map { ": \($0)" } ?? "") + "; the server refused the body as too large" }
+            if status == 413 {
+                return base + (message.map { ": \($0)" } ?? "") + "; the server refused the body as too large"
+            }
             return base + (message.map { ": \($0)" } ?? "")
         case let .answeredEarly(status, sent, total):
             let of = total.map { " of \($0)" } ?? ""
-            return "the server answered HTTP \(status) after only \(sent)\(of) bytes were sent; it did not read the whole upload"
+            return
+                "the server answered HTTP \(status) after only \(sent)\(of) bytes were sent; it did not read the whole upload"
         case let .expectationFailed(path, expected, actual, message, reason):
             var text = "expected \(path) = \(String(reflecting: expected))"
-            if let reason { text += ", but \(reason)" } else { text += ", got \(actual.map { String(reflecting: $0) } ?? "nothing")" }
+            if let reason {
+                text += ", but \(reason)"
+            } else {
+                text += ", got \(actual.map { String(reflecting: $0) } ?? "nothing")"
+            }
             if let message { text += ": \(message)" }
             return text
         case let .cancelled(reason): return "cancelled: \(reason)"

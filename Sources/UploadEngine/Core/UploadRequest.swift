@@ -4,7 +4,9 @@ import FormData
 /// that decide timeouts, retries and success.
 public struct UploadRequest: Sendable, Hashable, Codable {
     public enum Method: String, Sendable, Hashable, CaseIterable, Codable {
-        case post = "POST", put = "PUT", patch = "PATCH"
+        case post = "POST"
+        case put = "PUT"
+        case patch = "PATCH"
     }
 
     /// What the body is. Each kind is encoded by FormData.
@@ -25,7 +27,8 @@ public struct UploadRequest: Sendable, Hashable, Codable {
             switch self {
             case .multipart(let form):
                 let files = form.parts.filter { $0.filename != nil }.count
-                return "multipart: \(files) file\(files == 1 ? "" : "s"), \(form.parts.count - files) field\(form.parts.count - files == 1 ? "" : "s")"
+                return
+                    "multipart: \(files) file\(files == 1 ? "" : "s"), \(form.parts.count - files) field\(form.parts.count - files == 1 ? "" : "s")"
             case .urlencoded(let form): return "urlencoded: \(form.fields.count) fields"
             case .json(let bytes): return "json: \(bytes.count) bytes"
             case .bytes(let bytes, let type): return "\(type): \(bytes.count) bytes"

@@ -9,7 +9,9 @@ public struct TaskID: Sendable, Hashable, Comparable, CustomStringConvertible {
 }
 
 public enum TaskPriority: Int, Sendable, Hashable, Comparable, CaseIterable, Codable {
-    case low = 0, normal = 1, high = 2
+    case low = 0
+    case normal = 1
+    case high = 2
     public static func < (lhs: TaskPriority, rhs: TaskPriority) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
@@ -66,7 +68,10 @@ public struct UploadProgress: Sendable, Hashable {
     public var bytesPerSecond: Double
     public var eta: Duration?
 
-    public init(attempt: Int = 0, bytesSent: Int64 = 0, totalBytes: Int64? = nil, bytesPerSecond: Double = 0, eta: Duration? = nil) {
+    public init(
+        attempt: Int = 0, bytesSent: Int64 = 0, totalBytes: Int64? = nil, bytesPerSecond: Double = 0,
+        eta: Duration? = nil
+    ) {
         self.attempt = attempt
         self.bytesSent = bytesSent
         self.totalBytes = totalBytes
@@ -105,7 +110,8 @@ public struct UploadResponse: Sendable, Hashable {
     public var version: String
 
     public init(
-        status: Int, headers: [HeaderField], elapsed: Duration, body: [UInt8], bodyBytesReceived: Int64, content: Content,
+        status: Int, headers: [HeaderField], elapsed: Duration, body: [UInt8], bodyBytesReceived: Int64,
+        content: Content,
         version: String = "HTTP/1.1"
     ) {
         self.version = version

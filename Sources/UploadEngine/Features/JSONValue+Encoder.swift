@@ -152,22 +152,70 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
 
     private func at(_ key: Key) -> KeyedSlot { KeyedSlot(node: node, key: key.stringValue) }
 
-    mutating func encodeNil(forKey key: Key) throws { var slot = at(key); try slot.encodeNil() }
-    mutating func encode(_ value: Bool, forKey key: Key) throws { var slot = at(key); try slot.encode(value) }
-    mutating func encode(_ value: String, forKey key: Key) throws { var slot = at(key); try slot.encode(value) }
-    mutating func encode(_ value: Double, forKey key: Key) throws { var slot = at(key); try slot.encode(value) }
-    mutating func encode(_ value: Float, forKey key: Key) throws { var slot = at(key); try slot.encode(value) }
-    mutating func encode(_ value: Int, forKey key: Key) throws { var slot = at(key); try slot.encode(value) }
-    mutating func encode(_ value: Int8, forKey key: Key) throws { var slot = at(key); try slot.encode(value) }
-    mutating func encode(_ value: Int16, forKey key: Key) throws { var slot = at(key); try slot.encode(value) }
-    mutating func encode(_ value: Int32, forKey key: Key) throws { var slot = at(key); try slot.encode(value) }
-    mutating func encode(_ value: Int64, forKey key: Key) throws { var slot = at(key); try slot.encode(value) }
-    mutating func encode(_ value: UInt, forKey key: Key) throws { var slot = at(key); try slot.encode(value) }
-    mutating func encode(_ value: UInt8, forKey key: Key) throws { var slot = at(key); try slot.encode(value) }
-    mutating func encode(_ value: UInt16, forKey key: Key) throws { var slot = at(key); try slot.encode(value) }
-    mutating func encode(_ value: UInt32, forKey key: Key) throws { var slot = at(key); try slot.encode(value) }
-    mutating func encode(_ value: UInt64, forKey key: Key) throws { var slot = at(key); try slot.encode(value) }
-    mutating func encode(_ value: some Encodable, forKey key: Key) throws { var slot = at(key); try slot.encode(value) }
+    mutating func encodeNil(forKey key: Key) throws {
+        var slot = at(key)
+        try slot.encodeNil()
+    }
+    mutating func encode(_ value: Bool, forKey key: Key) throws {
+        var slot = at(key)
+        try slot.encode(value)
+    }
+    mutating func encode(_ value: String, forKey key: Key) throws {
+        var slot = at(key)
+        try slot.encode(value)
+    }
+    mutating func encode(_ value: Double, forKey key: Key) throws {
+        var slot = at(key)
+        try slot.encode(value)
+    }
+    mutating func encode(_ value: Float, forKey key: Key) throws {
+        var slot = at(key)
+        try slot.encode(value)
+    }
+    mutating func encode(_ value: Int, forKey key: Key) throws {
+        var slot = at(key)
+        try slot.encode(value)
+    }
+    mutating func encode(_ value: Int8, forKey key: Key) throws {
+        var slot = at(key)
+        try slot.encode(value)
+    }
+    mutating func encode(_ value: Int16, forKey key: Key) throws {
+        var slot = at(key)
+        try slot.encode(value)
+    }
+    mutating func encode(_ value: Int32, forKey key: Key) throws {
+        var slot = at(key)
+        try slot.encode(value)
+    }
+    mutating func encode(_ value: Int64, forKey key: Key) throws {
+        var slot = at(key)
+        try slot.encode(value)
+    }
+    mutating func encode(_ value: UInt, forKey key: Key) throws {
+        var slot = at(key)
+        try slot.encode(value)
+    }
+    mutating func encode(_ value: UInt8, forKey key: Key) throws {
+        var slot = at(key)
+        try slot.encode(value)
+    }
+    mutating func encode(_ value: UInt16, forKey key: Key) throws {
+        var slot = at(key)
+        try slot.encode(value)
+    }
+    mutating func encode(_ value: UInt32, forKey key: Key) throws {
+        var slot = at(key)
+        try slot.encode(value)
+    }
+    mutating func encode(_ value: UInt64, forKey key: Key) throws {
+        var slot = at(key)
+        try slot.encode(value)
+    }
+    mutating func encode(_ value: some Encodable, forKey key: Key) throws {
+        var slot = at(key)
+        try slot.encode(value)
+    }
 
     mutating func nestedContainer<NestedKey: CodingKey>(
         keyedBy keyType: NestedKey.Type, forKey key: Key

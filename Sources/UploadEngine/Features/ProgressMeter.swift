@@ -39,5 +39,5 @@ struct ProgressMeter: Sendable, Hashable {
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif

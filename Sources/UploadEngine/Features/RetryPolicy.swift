@@ -28,7 +28,9 @@ public struct RetryPolicy: Sendable, Hashable, Codable {
 
     /// The wait before attempt `attempt + 1`, after attempt `attempt` (1-based)
     /// failed; `nil` when no retry is due. `jitter` is in 0...1.
-    public func delay(afterAttempt attempt: Int, failure: UploadFailure, retryAfter: Duration?, jitter: Double) -> Duration? {
+    public func delay(afterAttempt attempt: Int, failure: UploadFailure, retryAfter: Duration?, jitter: Double)
+        -> Duration?
+    {
         guard attempt <= maxRetries, isRetryable(failure) else { return nil }
         if let retryAfter { return min(retryAfter, maxRetryAfter) }
         let exponent = min(attempt - 1, 20)

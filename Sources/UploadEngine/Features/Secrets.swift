@@ -5,7 +5,9 @@ import Foundation
 public enum Secrets {
     public static let mask = "••••••"
 
-    static let secretHeaders: Set<String> = ["authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "x-auth-token"]
+    static let secretHeaders: Set<String> = [
+        "authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "x-auth-token",
+    ]
     static let secretWords = ["password", "passwd", "secret", "token", "apikey", "api_key", "api-key"]
 
     /// A header is secret when its name says so, or when the user marked it
@@ -77,7 +79,9 @@ public enum Secrets {
         }
         guard let query else { return head + fragment }
         let pairs: [String] = query.split(separator: "&", omittingEmptySubsequences: false).map { pair in
-            guard let equals = pair.firstIndex(of: "="), isSecretParameter(String(pair[..<equals])) else { return String(pair) }
+            guard let equals = pair.firstIndex(of: "="), isSecretParameter(String(pair[..<equals])) else {
+                return String(pair)
+            }
             return String(pair[...equals]) + mask
         }
         return head + "?" + pairs.joined(separator: "&") + fragment
@@ -85,22 +89,26 @@ public enum Secrets {
 
     private static func isSecretParameter(_ name: String) -> Bool {
         let lower = name.lowercased()
-        return isSecretField(name) || lower.contains("signature") || lower.contains("credential") || ["sig", "key", "auth", "access_token"].contains(lower)
+        return isSecretField(name) || lower.contains("signature") || lower.contains("credential")
+            || ["sig", "key", "auth", "access_token"].contains(lower)
     }
 
     /// The secret values a request sends: secret fields and headers, and the
     /// URL's password. A server may echo them back in its answer.
     public static func values(in request: UploadRequest, marked: Set<String> = []) -> Set<String> {
-        var values = Set(request.headers.filter { isSecretHeader($0.name) || isSecretField($0.name, marked: marked) }.flatMap {
-            // "Bearer abc" is echoed as a whole or as "abc".
-            [$0.value] + $0.value.split(separator: " ").dropFirst().map(String.init)
-        })
+        var values = Set(
+            request.headers.filter { isSecretHeader($0.name) || isSecretField($0.name, marked: marked) }.flatMap {
+                // "Bearer abc" is echoed as a whole or as "abc".
+                [$0.value] + $0.value.split(separator: " ").dropFirst().map(String.init)
+            })
         if case .multipart(let form) = request.body {
             for part in form.parts where part.filename == nil && isSecretField(part.name, marked: marked) {
                 if case .bytes(let bytes) = part.content { values.insert(String(decoding: bytes, as: UTF8.self)) }
             }
         }
-        if request.url.utf8.contains(UInt8(ascii: "@")), let password = URLComponents(string: request.url)?.password { values.insert(password) }
+        if request.url.utf8.contains(UInt8(ascii: "@")), let password = URLComponents(string: request.url)?.password {
+            values.insert(password)
+        }
         return values.filter { !$0.isEmpty }
     }
 
@@ -112,10 +120,12 @@ public enum Secrets {
         guard holdsSecret(value, marked: marked, values: values) else { return value }
         switch value {
         case .object(let members):
-            return .object(members.map { member in
-                isSecretField(member.key, marked: marked)
-                    ? .init(member.key, .string(mask)) : .init(member.key, masked(member.value, marked: marked, values: values))
-            })
+            return .object(
+                members.map { member in
+                    isSecretField(member.key, marked: marked)
+                        ? .init(member.key, .string(mask))
+                        : .init(member.key, masked(member.value, marked: marked, values: values))
+                })
         case .array(let items): return .array(items.map { masked($0, marked: marked, values: values) })
         case .string: return .string(mask)
         default: return value
@@ -125,7 +135,9 @@ public enum Secrets {
     private static func holdsSecret(_ value: JSONValue, marked: Set<String>, values: Set<String>) -> Bool {
         switch value {
         case .object(let members):
-            return members.contains { isSecretField($0.key, marked: marked) || holdsSecret($0.value, marked: marked, values: values) }
+            return members.contains {
+                isSecretField($0.key, marked: marked) || holdsSecret($0.value, marked: marked, values: values)
+            }
         case .array(let items): return items.contains { holdsSecret($0, marked: marked, values: values) }
         case .string(let text): return values.contains { text.contains($0) }
         default: return false

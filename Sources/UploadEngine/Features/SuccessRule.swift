@@ -40,11 +40,15 @@ public struct SuccessRule: Sendable, Hashable, Codable {
         }
         for expectation in expectations {
             guard let json else {
-                return .expectationFailed(path: expectation.path, expected: expectation.value, actual: nil, message: message, reason: "the response is not JSON")
+                return .expectationFailed(
+                    path: expectation.path, expected: expectation.value, actual: nil, message: message,
+                    reason: "the response is not JSON")
             }
             let actual = json[path: expectation.path]
             if actual?.text != expectation.value {
-                return .expectationFailed(path: expectation.path, expected: expectation.value, actual: actual?.text, message: message, reason: nil)
+                return .expectationFailed(
+                    path: expectation.path, expected: expectation.value, actual: actual?.text, message: message,
+                    reason: nil)
             }
         }
         return nil

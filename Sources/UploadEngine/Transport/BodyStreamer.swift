@@ -1,7 +1,7 @@
 import AsyncHTTPClient
 import CLinux
-import Glibc
 import FormData
+import Glibc
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
@@ -99,7 +99,10 @@ final class BodyStreamer: Sendable {
         while !reader.isFinished {
             var failure: FormDataError?
             let count = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: 64 << 10) { raw in
-                do throws(FormDataError) { return try reader.read(into: raw) } catch { failure = error; return 0 }
+                do throws(FormDataError) { return try reader.read(into: raw) } catch {
+                    failure = error
+                    return 0
+                }
             }
             if let failure { throw failure }
             if count == 0 { break }
@@ -185,7 +188,9 @@ final class BodyStreamer: Sendable {
                 return nil
             }
             guard now - seen >= LeasedFile.breakGrace else { return nil }
-            return .fileChanged(field: file.region.field, path: file.region.path, detail: "another program waited to change it while the server stopped reading")
+            return .fileChanged(
+                field: file.region.field, path: file.region.path,
+                detail: "another program waited to change it while the server stopped reading")
         }
     }
 
@@ -198,7 +203,8 @@ final class BodyStreamer: Sendable {
             let file = state.files[index]
             let duplicate = dup(file.descriptor)
             guard duplicate >= 0 else {
-                throw FormDataError.readFailed(field: file.region.field, path: file.region.path, reason: "cannot duplicate the descriptor")
+                throw FormDataError.readFailed(
+                    field: file.region.field, path: file.region.path, reason: "cannot duplicate the descriptor")
             }
             let handle = NIOFileHandle(_deprecatedTakingOwnershipOfDescriptor: duplicate)
             state.files[index].sendfile = handle
@@ -207,7 +213,9 @@ final class BodyStreamer: Sendable {
     }
 
     /// Bytes, base64 and streams (and files, off plaintext) through a BodyReader on the thread pool.
-    private func writeThroughReader(_ segments: [RequestBody.Segment], to writer: HTTPClient.Body.StreamWriter) async throws {
+    private func writeThroughReader(_ segments: [RequestBody.Segment], to writer: HTTPClient.Body.StreamWriter)
+        async throws
+    {
         guard !segments.isEmpty else { return }
         if segments.count == 1, case .bytes(let bytes) = segments[0] {
             try await writer.write(.byteBuffer(ByteBuffer(bytes: bytes))).get()

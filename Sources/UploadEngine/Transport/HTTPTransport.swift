@@ -1,12 +1,11 @@
 import AsyncHTTPClient
 import FormData
+import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOSSL
-
-import Foundation
 
 /// Sends attempts over AsyncHTTPClient. One shared `HTTPClient` serves every
 /// request with the same transport settings (connect timeout, TLS
@@ -65,7 +64,10 @@ final class HTTPTransport: Sendable {
     private let destinations = NIOLockedValueBox<[DestinationKey: Destination]>([:])
     private let eventLoopGroup: any EventLoopGroup
 
-    init(insecure: Bool, responseBodyCap: Int, environment: [String: String], fileSending: FileSending, eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) {
+    init(
+        insecure: Bool, responseBodyCap: Int, environment: [String: String], fileSending: FileSending,
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    ) {
         self.insecure = insecure
         self.fileSending = fileSending
         self.responseBodyCap = responseBodyCap
@@ -124,7 +126,9 @@ final class HTTPTransport: Sendable {
     /// encoding again would find), and encoded again otherwise. A small
     /// prepared body is first read whole from the page cache, which checks
     /// each file against its snapshot on the open descriptor: no stat by path.
-    func start(_ request: UploadRequest, attempt number: Int, prepared: RequestBody? = nil, callbacks: Callbacks) -> Attempt {
+    func start(_ request: UploadRequest, attempt number: Int, prepared: RequestBody? = nil, callbacks: Callbacks)
+        -> Attempt
+    {
         let attempt = Attempt()
         let started = ContinuousClock.now
         @Sendable func fail(_ failure: UploadFailure) {
@@ -156,13 +160,17 @@ final class HTTPTransport: Sendable {
             return attempt
         }
         attempt.contentLength.withLockedValue { $0 = body.contentLength }
-        guard let client = client(for: ClientKey(insecure: insecure, connectTimeout: request.timeouts.connect, proxy: destination.proxy)) else {
+        guard
+            let client = client(
+                for: ClientKey(insecure: insecure, connectTimeout: request.timeouts.connect, proxy: destination.proxy))
+        else {
             fail(.cancelled(reason: "the engine shut down"))
             return attempt
         }
 
         var headers = HTTPHeaders()
-        for header in request.headers where !["content-type", "content-length", "transfer-encoding"].contains(header.name.lowercased()) {
+        for header in request.headers
+        where !["content-type", "content-length", "transfer-encoding"].contains(header.name.lowercased()) {
             headers.add(name: header.name, value: header.value)
         }
         let explicitType = request.headers.last(where: { $0.name.lowercased() == "content-type" })?.value
@@ -215,22 +223,28 @@ final class HTTPTransport: Sendable {
         let collector = ResponseCollector(
             eventLoop: eventLoop,
             bodyCap: responseBodyCap,
-            events: .init(progress: callbacks.progress, bodySent: callbacks.bodySent, responseStarted: callbacks.responseStarted)
+            events: .init(
+                progress: callbacks.progress, bodySent: callbacks.bodySent, responseStarted: callbacks.responseStarted)
         )
         let deadline = request.timeouts.total.map { NIODeadline.now() + TimeAmount($0) }
         // The delegate runs on `eventLoop`; the connection may live on any loop,
         // so an idle pooled connection serves the next request wherever it is.
-        let task = client.execute(request: httpRequest, delegate: collector, eventLoop: .delegate(on: eventLoop), deadline: deadline, logger: nil)
+        let task = client.execute(
+            request: httpRequest, delegate: collector, eventLoop: .delegate(on: eventLoop), deadline: deadline,
+            logger: nil)
         attempt.attach(task)
         eventLoop.execute {
-            collector.startWatchdog(idle: TimeAmount(request.timeouts.idle), task: task, mustStop: streamer.reasonToStop)
+            collector.startWatchdog(
+                idle: TimeAmount(request.timeouts.idle), task: task, mustStop: streamer.reasonToStop)
         }
         task.futureResult.hop(to: eventLoop).whenComplete { result in
             collector.stopTimers()
             let changed = streamer.finish()
             let elapsed = ContinuousClock.now - started
             let answeredEarly = collector.responseStartedWhileSending
-            var outcome = Outcome(result: .failure(.other("")), bytesSent: collector.bytesSent, answeredEarly: answeredEarly, requestFullySent: collector.requestFullySent, retryAfter: nil)
+            var outcome = Outcome(
+                result: .failure(.other("")), bytesSent: collector.bytesSent, answeredEarly: answeredEarly,
+                requestFullySent: collector.requestFullySent, retryAfter: nil)
             switch (result, changed) {
             case (_, let changed?):
                 // Also when the send failed: a file cut short under a mapped
@@ -265,7 +279,8 @@ final class HTTPTransport: Sendable {
             // No spans: by default each request opens one on the global no-op
             // tracer and sets its attributes, which a small upload feels.
             configuration.tracing.tracer = nil
-            configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 64)
+            configuration.connectionPool = .init(
+                idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 64)
             // Fail fast on a refused connection; the task's retry policy decides what happens next.
             configuration.connectionPool.retryConnectionEstablishment = false
             let client = HTTPClient(eventLoopGroupProvider: .shared(eventLoopGroup), configuration: configuration)

@@ -168,4 +168,3 @@ final class LeasedFile: Sendable {
         copy: { destination, source, count in _ = memcpy(destination, source, count) }
     )
 }
-

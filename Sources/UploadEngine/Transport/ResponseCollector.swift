@@ -59,7 +59,10 @@ final class ResponseCollector: HTTPClientResponseDelegate, @unchecked Sendable {
 
     /// Fails `task` when nothing moved for `idle`, or when `mustStop` gives
     /// a reason. Call on the event loop.
-    func startWatchdog(idle: TimeAmount, task: HTTPClient.Task<CollectedResponse>, mustStop: @escaping @Sendable (NIODeadline) -> (any Error)?) {
+    func startWatchdog(
+        idle: TimeAmount, task: HTTPClient.Task<CollectedResponse>,
+        mustStop: @escaping @Sendable (NIODeadline) -> (any Error)?
+    ) {
         let period = TimeAmount.nanoseconds(min(max(idle.nanoseconds / 4, 20_000_000), 1_000_000_000))
         watchdog = eventLoop.scheduleRepeatedTask(initialDelay: period, delay: period) { [weak self] repeated in
             guard let self else { return repeated.cancel() }
@@ -130,7 +133,8 @@ final class ResponseCollector: HTTPClientResponseDelegate, @unchecked Sendable {
             headers: head.headers.map { HeaderField($0.name, $0.value) },
             body: body,
             bodyBytesReceived: bodyBytesReceived,
-            version: head.version.major >= 2 ? "HTTP/\(head.version.major)" : "HTTP/\(head.version.major).\(head.version.minor)"
+            version: head.version.major >= 2
+                ? "HTTP/\(head.version.major)" : "HTTP/\(head.version.major).\(head.version.minor)"
         )
     }
 }

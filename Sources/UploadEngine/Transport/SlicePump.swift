@@ -83,11 +83,14 @@ final class SlicePump: @unchecked Sendable {
         filling = true
         defer { filling = false }
         do {
-            while !ended, !mapping, inFlight < Self.slicesInFlight, (lease?.liveMappings ?? 0) < Self.slicesInFlight, offset < end {
+            while !ended, !mapping, inFlight < Self.slicesInFlight, (lease?.liveMappings ?? 0) < Self.slicesInFlight,
+                offset < end
+            {
                 if lease?.breakRequested == true {
                     // Another program waits to write or truncate the file:
                     // what would go out next is no longer the file that was queued.
-                    throw FormDataError.fileChanged(field: region.field, path: region.path, detail: "another program opened it to change it")
+                    throw FormDataError.fileChanged(
+                        field: region.field, path: region.path, detail: "another program opened it to change it")
                 }
                 // Before each slice: sendfile past the end of a shortened
                 // file would stall, not fail.
@@ -138,7 +141,9 @@ final class SlicePump: @unchecked Sendable {
 
     private func sendfile(offset: Int64, length: Int) throws {
         let handle = try sendfileHandle()
-        write(.fileRegion(NIOCore.FileRegion(fileHandle: handle, readerIndex: Int(offset), endIndex: Int(offset) + length)))
+        write(
+            .fileRegion(
+                NIOCore.FileRegion(fileHandle: handle, readerIndex: Int(offset), endIndex: Int(offset) + length)))
     }
 
     private func write(_ data: IOData) {

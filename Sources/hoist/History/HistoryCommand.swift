@@ -8,7 +8,8 @@ struct HistoryCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "history",
         abstract: "Print the finished uploads recorded by hoist send and the UI.",
-        discussion: "The history is at $XDG_STATE_HOME/hoist/history.jsonl (default ~/.local/state/hoist/history.jsonl), one JSON object per task, secrets masked."
+        discussion:
+            "The history is at $XDG_STATE_HOME/hoist/history.jsonl (default ~/.local/state/hoist/history.jsonl), one JSON object per task, secrets masked."
     )
 
     @Flag(name: .customLong("json"), help: "Print the recorded JSON lines as they are.")
@@ -40,7 +41,8 @@ struct HistoryCommand: ParsableCommand {
 /// `2026-11-23 08:41:07  ✔ 200  POST  身份证 正面.jpg  176 KiB  35 ms  http://…/upload`
 enum HistoryLine {
     static func text(for item: HistoryItem) -> String {
-        var line = "\(item.displayTime)  \(item.ok ? "✔" : "✘") \(item.status.map(String.init) ?? "---")  \(item.method.rawValue)  \(item.name)"
+        var line =
+            "\(item.displayTime)  \(item.ok ? "✔" : "✘") \(item.status.map(String.init) ?? "---")  \(item.method.rawValue)  \(item.name)"
         line += "  \(Format.bytes(item.bytesSent))  \(item.durationMs) ms  \(item.url)"
         if let problem = item.problem { line += "\n    " + problem }
         return line

@@ -31,7 +31,8 @@ enum HistoryEntry {
             // Masked before it may be cut: a cut answer is a string, no longer keys.
             let masked = Secrets.masked(json, marked: secretFields)
             let text = masked.compactJSON
-            return text.utf8.count <= responseCap ? masked : .string(String(decoding: text.utf8.prefix(responseCap), as: UTF8.self) + "…")
+            return text.utf8.count <= responseCap
+                ? masked : .string(String(decoding: text.utf8.prefix(responseCap), as: UTF8.self) + "…")
         }
         if case .binary(let summary) = response.content { return .string("<\(summary)>") }
         let text = String(decoding: response.body.prefix(responseCap), as: UTF8.self)

@@ -30,7 +30,9 @@ struct HistoryStore: Sendable {
             bytes.append(UInt8(ascii: "\n"))
         }
         let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        guard written == bytes.count else { throw StateFileError("cannot write \(path): \(String(cString: strerror(errno)))") }
+        guard written == bytes.count else {
+            throw StateFileError("cannot write \(path): \(String(cString: strerror(errno)))")
+        }
     }
 
     /// The entries, oldest first. A line that is not JSON (a crash mid-write

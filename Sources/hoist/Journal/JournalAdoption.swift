@@ -47,13 +47,16 @@ struct JournalAdoption {
         var parts: [String] = []
         if summary.restored > 0 {
             let n = summary.restored
-            parts.append("\(n) interrupted upload\(n == 1 ? "" : "s") from \(sources.joined(separator: ", ")): R resumes \(n == 1 ? "it" : "them")")
+            parts.append(
+                "\(n) interrupted upload\(n == 1 ? "" : "s") from \(sources.joined(separator: ", ")): R resumes \(n == 1 ? "it" : "them")"
+            )
         }
         if summary.flagged > 0 { parts.append("\(summary.flagged) with a file that vanished or changed") }
         if !summary.lost.isEmpty { parts.append("cannot resume " + summary.lost.joined(separator: "; ")) }
         parts += unreadable
         guard !parts.isEmpty else { return nil }
-        return Notice(parts.joined(separator: "; "), isError: summary.flagged > 0 || !summary.lost.isEmpty || !unreadable.isEmpty)
+        return Notice(
+            parts.joined(separator: "; "), isError: summary.flagged > 0 || !summary.lost.isEmpty || !unreadable.isEmpty)
     }
 }
 
@@ -67,13 +70,22 @@ extension JournalAdoption {
         var files: [StagedFile] = []
         var problems: [String] = []
         for file in workspace.files where !staged.contains([file.path, file.field]) {
-            guard case .staged(let checked, let why) = FileSystem.stage([file.path], field: file.field) else { continue }
+            guard case .staged(let checked, let why) = FileSystem.stage([file.path], field: file.field) else {
+                continue
+            }
             problems += why
-            files += checked.map { var f = $0; f.filename = file.filename; f.contentType = file.contentType; return f }
+            files += checked.map {
+                var f = $0
+                f.filename = file.filename
+                f.contentType = file.contentType
+                return f
+            }
         }
         _ = model.update(.staged(files, problems: []))
         var notice = self.notice
-        if !files.isEmpty, notice == nil { notice = Notice("\(files.count) staged file\(files.count == 1 ? "" : "s") restored from an earlier hoist") }
+        if !files.isEmpty, notice == nil {
+            notice = Notice("\(files.count) staged file\(files.count == 1 ? "" : "s") restored from an earlier hoist")
+        }
         if !problems.isEmpty {
             let text = "staged earlier but not restaged: " + problems.joined(separator: "; ")
             notice = Notice([notice?.text, text].compactMap { $0 }.joined(separator: "; "), isError: true)

@@ -73,9 +73,10 @@ final class JournalStore: @unchecked Sendable {
     /// never adopt the same one.
     static func orphans(in directory: String, except own: String? = nil) -> [Orphan] {
         guard let files = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [] }
-        let names = Set(files.compactMap { file in
-            [".json", ".lock"].first(where: file.hasSuffix).map { String(file.dropLast($0.count)) }
-        })
+        let names = Set(
+            files.compactMap { file in
+                [".json", ".lock"].first(where: file.hasSuffix).map { String(file.dropLast($0.count)) }
+            })
         var found: [(modified: Int, orphan: Orphan)] = []
         for name in names.sorted() where name != own {
             let lockPath = directory + "/" + name + ".lock"
@@ -126,7 +127,9 @@ final class Orphan: @unchecked Sendable {
             throw StateFileError("cannot read journal \(name).json: \(error)")
         }
         guard document.version == JournalDocument.currentVersion else {
-            throw StateFileError("cannot read journal \(name).json: it is version \(document.version); this hoist reads version \(JournalDocument.currentVersion)")
+            throw StateFileError(
+                "cannot read journal \(name).json: it is version \(document.version); this hoist reads version \(JournalDocument.currentVersion)"
+            )
         }
         return document
     }
@@ -135,7 +138,8 @@ final class Orphan: @unchecked Sendable {
     private static func reason(_ error: DecodingError) -> String {
         switch error {
         case .dataCorrupted(let context) where context.codingPath.isEmpty: return "it is not valid JSON (cut short?)"
-        case .dataCorrupted(let context), .keyNotFound(_, let context), .typeMismatch(_, let context), .valueNotFound(_, let context):
+        case .dataCorrupted(let context), .keyNotFound(_, let context), .typeMismatch(_, let context),
+            .valueNotFound(_, let context):
             let at = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? "." + $0.stringValue }.joined()
             return "unexpected content at \(at.isEmpty ? "the top" : at)"
         @unknown default: return "\(error)"

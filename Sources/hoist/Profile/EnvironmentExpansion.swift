@@ -21,7 +21,9 @@ enum EnvironmentExpansion {
                 }
                 let name = String(body[..<close])
                 guard isVariableName(name) else {
-                    throw ProfileValueError("\(key) has ${\(name)}, which is not a variable name (letters, digits and _; write $${ for a literal ${)")
+                    throw ProfileValueError(
+                        "\(key) has ${\(name)}, which is not a variable name (letters, digits and _; write $${ for a literal ${)"
+                    )
                 }
                 guard let value = environment[name] else {
                     throw ProfileValueError("\(key) uses ${\(name)}, which is not set")
@@ -37,7 +39,10 @@ enum EnvironmentExpansion {
     }
 
     static func isVariableName(_ name: String) -> Bool {
-        guard let first = name.unicodeScalars.first, first == "_" || (first.isASCII && first.properties.isAlphabetic) else { return false }
-        return name.unicodeScalars.allSatisfy { $0 == "_" || ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) }
+        guard let first = name.unicodeScalars.first, first == "_" || (first.isASCII && first.properties.isAlphabetic)
+        else { return false }
+        return name.unicodeScalars.allSatisfy {
+            $0 == "_" || ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)))
+        }
     }
 }

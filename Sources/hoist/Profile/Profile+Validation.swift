@@ -31,7 +31,9 @@ extension Profile {
         }
         func seconds(_ value: Double?, _ key: String) throws(ProfileValueError) -> Duration? {
             guard let value else { return nil }
-            do { return try TargetValue.seconds(value) } catch { throw ProfileValueError("\(key): \(error.description)") }
+            do { return try TargetValue.seconds(value) } catch {
+                throw ProfileValueError("\(key): \(error.description)")
+            }
         }
         settings.url = try check(raw.url, "url", TargetValue.url)
         rawURL = raw.url

@@ -44,7 +44,9 @@ struct Profile: Sendable {
         let all = try parse(text, path: path)
         guard let raw = all[name] else {
             let names = all.keys.sorted().joined(separator: ", ")
-            throw BadInput("no profile \(String(reflecting: name)) in \(path); \(names.isEmpty ? "it has none" : "it has: \(names)")")
+            throw BadInput(
+                "no profile \(String(reflecting: name)) in \(path); \(names.isEmpty ? "it has none" : "it has: \(names)")"
+            )
         }
         do throws(ProfileValueError) {
             return try Profile(name: name, raw: raw, environment: environment)

@@ -35,7 +35,9 @@ extension Profile {
             throw BadInput("profile not saved, \(path) left as it is: \(error)")
         }
         guard tables[name] == nil else {
-            throw BadInput("\(path) already has a profile \(String(reflecting: name)): choose another name (hoist never rewrites one)")
+            throw BadInput(
+                "\(path) already has a profile \(String(reflecting: name)): choose another name (hoist never rewrites one)"
+            )
         }
         var text = existing
         if !text.isEmpty { text += text.hasSuffix("\n") ? "\n" : "\n\n" }
@@ -43,7 +45,9 @@ extension Profile {
         // What is written must load back as what the screen shows.
         do {
             let loaded = try Profile(name: name, raw: try parse(text, path: path)[name]!, environment: environment)
-            guard loaded.settings.url == (target.url.isEmpty ? nil : target.url), loaded.settings.entries.count == entries.count else {
+            guard loaded.settings.url == (target.url.isEmpty ? nil : target.url),
+                loaded.settings.entries.count == entries.count
+            else {
                 throw BadInput("it would not load back as it is shown")
             }
         } catch {
@@ -59,7 +63,9 @@ extension Profile {
         var lines = ["[\(name)]"]
         func add(_ key: String, _ value: String) { lines.append("\(key) = \(value)") }
         if !target.url.isEmpty {
-            add("url", origin?.settings.url == target.url ? quote(origin?.rawURL ?? target.url) : quote(literal: target.url))
+            add(
+                "url",
+                origin?.settings.url == target.url ? quote(origin?.rawURL ?? target.url) : quote(literal: target.url))
         }
         add("method", quote(target.method.rawValue))
         add("body", quote(target.bodyKind.rawValue))
@@ -72,8 +78,12 @@ extension Profile {
         add("concurrency", String(target.concurrency))
         let defaults = Timeouts()
         if let total = target.timeouts.total { add("timeout", TargetValue.text(seconds: total)) }
-        if target.timeouts.connect != defaults.connect { add("connect_timeout", TargetValue.text(seconds: target.timeouts.connect)) }
-        if target.timeouts.idle != defaults.idle { add("idle_timeout", TargetValue.text(seconds: target.timeouts.idle)) }
+        if target.timeouts.connect != defaults.connect {
+            add("connect_timeout", TargetValue.text(seconds: target.timeouts.connect))
+        }
+        if target.timeouts.idle != defaults.idle {
+            add("idle_timeout", TargetValue.text(seconds: target.timeouts.idle))
+        }
         for entry in entries {
             lines.append("[[\(name).\(entry.kind == .field ? "fields" : "headers")]]")
             add("name", quote(literal: entry.name))

@@ -80,11 +80,16 @@ private struct AnyKey: CodingKey {
 /// Throws "verify.retires: unknown key (did you mean retries?)" for the first key not in `known`.
 private func refuseUnknownKeys(in decoder: any Decoder, known: [String]) throws {
     let container = try decoder.container(keyedBy: AnyKey.self)
-    guard let unknown = container.allKeys.map(\.stringValue).filter({ !known.contains($0) }).sorted().first else { return }
-    let hint = KeySuggestion.nearest(to: unknown, in: known).map { "did you mean \($0)?" }
+    guard let unknown = container.allKeys.map(\.stringValue).filter({ !known.contains($0) }).sorted().first else {
+        return
+    }
+    let hint =
+        KeySuggestion.nearest(to: unknown, in: known).map { "did you mean \($0)?" }
         ?? "use one of \(known.joined(separator: ", "))"
     throw DecodingError.dataCorrupted(
-        .init(codingPath: decoder.codingPath + [AnyKey(stringValue: unknown) as any CodingKey], debugDescription: "unknown key (\(hint))"))
+        .init(
+            codingPath: decoder.codingPath + [AnyKey(stringValue: unknown) as any CodingKey],
+            debugDescription: "unknown key (\(hint))"))
 }
 
 extension Profile {
@@ -104,7 +109,8 @@ extension Profile {
     /// "verify.retries: expected a number" rather than DecodingError's dump.
     static func describe(_ error: DecodingError) -> String {
         func path(_ keys: [any CodingKey]) -> String {
-            keys.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".").replacingOccurrences(of: ".[", with: "[")
+            keys.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".").replacingOccurrences(
+                of: ".[", with: "[")
         }
         func kind(_ type: String) -> String {
             switch type {
@@ -116,7 +122,8 @@ extension Profile {
         }
         switch error {
         case .typeMismatch(let type, let context): return "\(path(context.codingPath)): expected \(kind("\(type)"))"
-        case .valueNotFound(_, let context), .dataCorrupted(let context): return "\(path(context.codingPath)): \(context.debugDescription)"
+        case .valueNotFound(_, let context), .dataCorrupted(let context):
+            return "\(path(context.codingPath)): \(context.debugDescription)"
         case .keyNotFound(let key, let context):
             // TOMLKit reports a value of the wrong type as a missing key of the wanted type.
             if context.codingPath.last?.stringValue == key.stringValue,

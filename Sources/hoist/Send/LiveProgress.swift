@@ -56,7 +56,9 @@ final class LiveProgress: @unchecked Sendable {
 
     private func draw() {
         let size = terminalSize()
-        let lines = TransferRows.lines(for: tasks.values.sorted { $0.id < $1.id }, width: size.columns - 1, maxRows: max(1, min(20, size.rows - 3)))
+        let lines = TransferRows.lines(
+            for: tasks.values.sorted { $0.id < $1.id }, width: size.columns - 1, maxRows: max(1, min(20, size.rows - 3))
+        )
         printError(lines.joined(separator: "\n"))
         drawnLines = lines.count
         dirty = false

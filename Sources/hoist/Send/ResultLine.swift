@@ -44,7 +44,8 @@ enum ResultLine {
     /// `done 200  身份证 正面.jpg  20.0 KiB in 35 ms  {"files":[…]}`
     static func summary(for task: TaskSnapshot) -> String {
         let status = task.response.map { "\($0.status)" } ?? "---"
-        var line = "\(task.state.name.padding(toLength: 9, withPad: " ", startingAt: 0)) \(status)  \(task.request.displayName)"
+        var line =
+            "\(task.state.name.padding(toLength: 9, withPad: " ", startingAt: 0)) \(status)  \(task.request.displayName)"
         line += "  \(Format.bytes(task.progress.bytesSent)) in \(milliseconds(task)) ms"
         if let error = errorText(task) { line += "  " + error }
         if let json = task.response?.json {
@@ -71,10 +72,14 @@ enum ResultLine {
 
 /// What `-v` prints about a request: method, URL, headers and parts, secrets masked.
 enum RequestDescription {
-    static func lines(for request: UploadRequest, secretFields: Set<String>, secretHeaders: Set<String> = []) -> [String] {
+    static func lines(for request: UploadRequest, secretFields: Set<String>, secretHeaders: Set<String> = [])
+        -> [String]
+    {
         var lines = ["> \(request.method.rawValue) \(Secrets.displayURL(request.url))"]
         for header in request.headers {
-            lines.append("> \(header.name): \(Secrets.displayValue(header: header.name, value: header.value, marked: secretHeaders))")
+            lines.append(
+                "> \(header.name): \(Secrets.displayValue(header: header.name, value: header.value, marked: secretHeaders))"
+            )
         }
         switch request.body {
         case .multipart(let form):
@@ -91,11 +96,14 @@ enum RequestDescription {
         let name = String(reflecting: part.name)
         switch part.content {
         case .bytes(let bytes):
-            if let filename = part.filename { return "\(name): \(bytes.count) bytes as \(String(reflecting: filename))" }
+            if let filename = part.filename {
+                return "\(name): \(bytes.count) bytes as \(String(reflecting: filename))"
+            }
             if Secrets.isSecretField(part.name, marked: secretFields) { return "\(name) = \(Secrets.mask)" }
             return "\(name) = \(String(reflecting: String(decoding: bytes, as: UTF8.self)))"
         case .file(let path):
-            return part.filename.map { "\(name): file \(path) as \(String(reflecting: $0))" } ?? "\(name) = contents of \(path)"
+            return part.filename.map { "\(name): file \(path) as \(String(reflecting: $0))" }
+                ?? "\(name) = contents of \(path)"
         case .stream(let source):
             return "\(name): stream from \(source.displayName)"
         }

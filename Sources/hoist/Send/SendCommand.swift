@@ -86,13 +86,17 @@ struct SendCommand: AsyncParsableCommand {
     @Flag(name: [.customShort("s"), .customLong("silent")], help: "No progress rows.")
     var silent = false
 
-    @Flag(name: [.customShort("v"), .customLong("verbose")], help: "Print each request's headers and parts (secrets masked) to stderr.")
+    @Flag(
+        name: [.customShort("v"), .customLong("verbose")],
+        help: "Print each request's headers and parts (secrets masked) to stderr.")
     var verbose = false
 
     @Flag(name: .customLong("no-history"), help: "Do not append the finished tasks to the history (see hoist history).")
     var noHistory = false
 
-    @Flag(name: .customLong("no-journal"), help: "Do not keep unfinished tasks in the journal; after a crash they cannot be resumed.")
+    @Flag(
+        name: .customLong("no-journal"),
+        help: "Do not keep unfinished tasks in the journal; after a crash they cannot be resumed.")
     var noJournal = false
 
     func run() async throws {

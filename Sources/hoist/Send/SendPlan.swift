@@ -15,7 +15,10 @@ struct SendPlan {
     /// Headers marked `secret = true` in the profile (Authorization, Cookie... are masked anyway).
     var secretHeaders: Set<String>
 
-    init(requests: [UploadRequest], after: [Int?]? = nil, concurrency: Int = 4, secretFields: Set<String> = [], secretHeaders: Set<String> = []) {
+    init(
+        requests: [UploadRequest], after: [Int?]? = nil, concurrency: Int = 4, secretFields: Set<String> = [],
+        secretHeaders: Set<String> = []
+    ) {
         self.requests = requests
         self.after = after ?? Array(repeating: nil, count: requests.count)
         self.concurrency = concurrency
@@ -30,7 +33,8 @@ struct SendPlan {
         let items = try command.form.map(FormItem.parse)
         let kinds = Self.bodyOptions(command, hasForm: !items.isEmpty)
         guard kinds.count <= 1 else {
-            throw BadInput("choose one kind of body: \(kinds.map(\.option).joined(separator: " and ")) cannot be combined")
+            throw BadInput(
+                "choose one kind of body: \(kinds.map(\.option).joined(separator: " and ")) cannot be combined")
         }
         let options = command.request
         let flags = TargetSettings(
@@ -42,7 +46,9 @@ struct SendPlan {
         var settings = flags.over(profile?.settings ?? TargetSettings())
         if settings.method == nil, command.uploadFile != nil { settings.method = .put }
         guard settings.url != nil else {
-            if let profile { throw BadInput("no URL: give one, or set url in profile \(String(reflecting: profile.name))") }
+            if let profile {
+                throw BadInput("no URL: give one, or set url in profile \(String(reflecting: profile.name))")
+            }
             throw BadInput("no URL: give the URL to send to (or a --profile that has one)")
         }
         let target = settings.target
@@ -93,7 +99,8 @@ struct SendPlan {
             return "nothing to send: give -F parts, --each, -d, --json, -T or --base64-json"
         case .cannotSendFields(_, let names):
             let from = profile.map { "profile \(String(reflecting: $0.name)) has fields" } ?? "there are fields"
-            return "\(from) (\(names.joined(separator: ", "))), which \(option ?? "this body") cannot send: use -F, -d or --base64-json"
+            return
+                "\(from) (\(names.joined(separator: ", "))), which \(option ?? "this body") cannot send: use -F, -d or --base64-json"
         case .onlyTextParts: return "with --base64-json, -F may add text fields only (name=value)"
         }
     }
@@ -126,14 +133,18 @@ struct SendPlan {
         static func parse(_ tagged: String) throws -> FormItem {
             do {
                 if tagged.hasPrefix(ArgumentRewriter.literalTag) {
-                    return .part(try CurlFormArgument.parseLiteral(String(tagged.dropFirst(ArgumentRewriter.literalTag.count))).part())
+                    return .part(
+                        try CurlFormArgument.parseLiteral(String(tagged.dropFirst(ArgumentRewriter.literalTag.count)))
+                            .part())
                 }
                 if tagged.hasPrefix(ArgumentRewriter.eachTag) {
                     let spec = String(tagged.dropFirst(ArgumentRewriter.eachTag.count))
-                    guard let equals = spec.firstIndex(of: "="), spec[spec.index(after: equals)...].hasPrefix("@") else {
+                    guard let equals = spec.firstIndex(of: "="), spec[spec.index(after: equals)...].hasPrefix("@")
+                    else {
                         throw BadInput("bad --each argument \(String(reflecting: spec)): expected name=@GLOB")
                     }
-                    return .each(name: String(spec[..<equals]), pattern: String(spec[spec.index(equals, offsetBy: 2)...]))
+                    return .each(
+                        name: String(spec[..<equals]), pattern: String(spec[spec.index(equals, offsetBy: 2)...]))
                 }
                 let argument = try CurlFormArgument.parse(tagged)
                 // curl's own warnings (unknown modifier, trailing data after a quote...), as curl prints them.
@@ -218,7 +229,8 @@ enum URLEncodedData {
                 pieces.append(name.isEmpty ? content : name + "=" + content)
             } else if let at = item.firstIndex(of: "@") {
                 let name = String(item[..<at])
-                let content = URLEncodedForm.encode(try read(String(item[item.index(after: at)...]), option: "--data-urlencode"))
+                let content = URLEncodedForm.encode(
+                    try read(String(item[item.index(after: at)...]), option: "--data-urlencode"))
                 pieces.append(name.isEmpty ? content : name + "=" + content)
             } else {
                 pieces.append(URLEncodedForm.encode(item))

@@ -38,7 +38,9 @@ final class SendSession: UploadEventMonitor, @unchecked Sendable {
         self.plan = plan
         queue = DispatchQueue(label: "hoist.send.output", target: monitorThread)
         let secrets = plan.secretFields.union(plan.secretHeaders)
-        self.history = history.map { [monitorThread] in HistoryRecorder(store: $0, target: monitorThread, secretFields: { secrets }) }
+        self.history = history.map { [monitorThread] in
+            HistoryRecorder(store: $0, target: monitorThread, secretFields: { secrets })
+        }
         self.output = output
         self.verbose = verbose
         self.insecure = insecure
@@ -48,19 +50,25 @@ final class SendSession: UploadEventMonitor, @unchecked Sendable {
     func run() async -> ExitStatus {
         let journal = journalDirectory.flatMap { directory -> JournalRecorder? in
             do {
-                return JournalRecorder(store: try JournalStore(directory: directory), command: "send", target: monitorThread) { printError("hoist: \($0)") }
+                return JournalRecorder(
+                    store: try JournalStore(directory: directory), command: "send", target: monitorThread
+                ) { printError("hoist: \($0)") }
             } catch {
                 printError("hoist: no journal, so these uploads could not be resumed after a crash: \(error)")
                 return nil
             }
         }
         let monitors: [any UploadEventMonitor] = [self] + (history.map { [$0] } ?? []) + (journal.map { [$0] } ?? [])
-        let engine = UploadEngine(configuration: .init(concurrency: plan.concurrency, insecure: insecure), monitors: monitors)
+        let engine = UploadEngine(
+            configuration: .init(concurrency: plan.concurrency, insecure: insecure), monitors: monitors)
         journal?.attach(engine)
         engine.pause()
         if verbose {
             for request in plan.requests {
-                printError(RequestDescription.lines(for: request, secretFields: plan.secretFields, secretHeaders: plan.secretHeaders).joined(separator: "\n"))
+                printError(
+                    RequestDescription.lines(
+                        for: request, secretFields: plan.secretFields, secretHeaders: plan.secretHeaders
+                    ).joined(separator: "\n"))
             }
         }
         do {

@@ -14,7 +14,8 @@ struct TargetOptions: ParsableArguments {
             valueName: "name"))
     var profile: String?
 
-    @Option(help: ArgumentHelp("Uploads at once (default 4, or the profile's).", valueName: "n"), transform: concurrency)
+    @Option(
+        help: ArgumentHelp("Uploads at once (default 4, or the profile's).", valueName: "n"), transform: concurrency)
     var concurrency: Int?
 
     @Flag(name: [.customShort("k"), .customLong("insecure")], help: "Do not verify the server's TLS certificate.")
@@ -52,12 +53,15 @@ struct RequestOptions: ParsableArguments {
         help: ArgumentHelp("Basic authentication; the password is never printed.", valueName: "user:password"))
     var user: String?
 
-    @Option(help: ArgumentHelp("Seconds allowed for each attempt in all.", valueName: "seconds"), transform: TargetValue.seconds)
+    @Option(
+        help: ArgumentHelp("Seconds allowed for each attempt in all.", valueName: "seconds"),
+        transform: TargetValue.seconds)
     var timeout: Duration?
 
     @Option(
         name: .customLong("connect-timeout"),
-        help: ArgumentHelp("Seconds allowed to connect (default 10).", valueName: "seconds"), transform: TargetValue.seconds)
+        help: ArgumentHelp("Seconds allowed to connect (default 10).", valueName: "seconds"),
+        transform: TargetValue.seconds)
     var connectTimeout: Duration?
 
     @Option(
@@ -72,7 +76,8 @@ struct RequestOptions: ParsableArguments {
     var retries: Int?
 
     @Option(
-        help: ArgumentHelp("Succeed only when the JSON answer has this value at this key path.", valueName: "key.path=value"),
+        help: ArgumentHelp(
+            "Succeed only when the JSON answer has this value at this key path.", valueName: "key.path=value"),
         transform: TargetValue.expectation)
     var expect: [SuccessRule.Expectation] = []
 
@@ -91,8 +96,13 @@ struct RequestOptions: ParsableArguments {
             entries.append(FormEntry(kind: .header, name: header.name, value: header.value))
         }
         if let user {
-            guard user.contains(":") else { throw BadInput("-u \(user.split(separator: ":").first ?? ""): give user:password") }
-            entries.append(FormEntry(kind: .header, name: "Authorization", value: "Basic " + String(decoding: Base64.encode(Array(user.utf8)), as: UTF8.self)))
+            guard user.contains(":") else {
+                throw BadInput("-u \(user.split(separator: ":").first ?? ""): give user:password")
+            }
+            entries.append(
+                FormEntry(
+                    kind: .header, name: "Authorization",
+                    value: "Basic " + String(decoding: Base64.encode(Array(user.utf8)), as: UTF8.self)))
         }
         return entries
     }

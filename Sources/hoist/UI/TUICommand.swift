@@ -12,7 +12,10 @@ struct TUICommand: AsyncParsableCommand {
         abstract: "Open the full-screen upload manager (the default when no command is given)."
     )
 
-    @Argument(help: "Where uploads go, e.g. https://api.example.com/upload (t changes it in the UI). Without \"://\" it is taken as the first file.")
+    @Argument(
+        help:
+            "Where uploads go, e.g. https://api.example.com/upload (t changes it in the UI). Without \"://\" it is taken as the first file."
+    )
     var url: String?
 
     @OptionGroup(title: "Target")
@@ -31,7 +34,8 @@ struct TUICommand: AsyncParsableCommand {
         }
         let loaded = try target.loadProfile()
         let flags = TargetSettings(
-            url: try url.map { text in try checked("URL") { () throws(TargetValueError) in try TargetValue.url(text) } },
+            url: try url.map { text in try checked("URL") { () throws(TargetValueError) in try TargetValue.url(text) }
+            },
             concurrency: target.concurrency)
         let settings = flags.over(loaded?.settings ?? TargetSettings())
         let initial = settings.target
@@ -60,11 +64,14 @@ enum UISession {
         var journalProblem: Notice?
         if let journalDirectory {
             do {
-                journal = JournalRecorder(store: try JournalStore(directory: journalDirectory), command: "tui", target: records) {
+                journal = JournalRecorder(
+                    store: try JournalStore(directory: journalDirectory), command: "tui", target: records
+                ) {
                     mailbox.post(.notice(Notice($0, isError: true)))
                 }
             } catch {
-                journalProblem = Notice("no journal, so unfinished uploads would not survive a crash: \(error)", isError: true)
+                journalProblem = Notice(
+                    "no journal, so unfinished uploads would not survive a crash: \(error)", isError: true)
             }
         }
         var monitors: [any UploadEventMonitor] = [mailbox]
@@ -78,7 +85,9 @@ enum UISession {
         model.entries = entries
         model.queue.concurrency = configuration.concurrency
         if !files.isEmpty {
-            guard case .staged(let staged, let problems) = FileSystem.stage(files, field: target.fileField) else { return .badInput }
+            guard case .staged(let staged, let problems) = FileSystem.stage(files, field: target.fileField) else {
+                return .badInput
+            }
             guard problems.isEmpty else { throw BadInput(problems.joined(separator: "\n")) }
             _ = model.update(.staged(staged, problems: []))
         }
@@ -87,7 +96,9 @@ enum UISession {
             let adoption = JournalAdoption.run(recorder: journal, engine: engine, workspace: JournalWorkspace(model))
             model.notice = adoption.restore(into: &model) ?? model.notice
         }
-        let app = UploadManagerApp(model: model, engine: engine, mailbox: mailbox, secretNames: secretNames, journal: journal, profile: loadedProfile)
+        let app = UploadManagerApp(
+            model: model, engine: engine, mailbox: mailbox, secretNames: secretNames, journal: journal,
+            profile: loadedProfile)
         if startUploads { app.handleInitial(.key(.character("U"))) }
         // Curses wants one thread; the engine's own queues keep running meanwhile.
         let box = UncheckedBox(app)
@@ -109,8 +120,12 @@ enum UISession {
 private func writeStats(_ stats: FrameStats) {
     guard let path = ProcessInfo.processInfo.environment["HOIST_UI_STATS"], !path.isEmpty else { return }
     func ms(_ d: Duration) -> Double { Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15 }
-    let line = #"{"frames":\#(stats.frames),"render_ms":\#(ms(stats.renderTime)),"draw_ms":\#(ms(stats.drawTime)),"cells":\#(stats.cellsWritten)}"# + "\n"
-    if let handle = FileHandle(forWritingAtPath: path) ?? (FileManager.default.createFile(atPath: path, contents: nil) ? FileHandle(forWritingAtPath: path) : nil) {
+    let line =
+        #"{"frames":\#(stats.frames),"render_ms":\#(ms(stats.renderTime)),"draw_ms":\#(ms(stats.drawTime)),"cells":\#(stats.cellsWritten)}"#
+        + "\n"
+    if let handle = FileHandle(forWritingAtPath: path)
+        ?? (FileManager.default.createFile(atPath: path, contents: nil) ? FileHandle(forWritingAtPath: path) : nil)
+    {
         handle.seekToEndOfFile()
         handle.write(Data(line.utf8))
         try? handle.close()

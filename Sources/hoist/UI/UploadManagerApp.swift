@@ -86,7 +86,9 @@ final class UploadManagerApp: TerminalProgram {
         case .upload(let requests):
             secretNames.value = Set(model.entries.filter(\.isSecret).map(\.name))
             for request in requests {
-                do { try engine.add(request) } catch { mailbox.post(.uploadRefused("\(request.displayName): \(error)")) }
+                do { try engine.add(request) } catch {
+                    mailbox.post(.uploadRefused("\(request.displayName): \(error)"))
+                }
             }
         case .cancel(let id): engine.cancel(id)
         case .retry(let id): engine.retry(id)
@@ -157,12 +159,15 @@ enum FileSystem {
 
     static func list(_ directory: String) -> Message {
         guard let dir = opendir(directory) else {
-            return .listingFailed(directory: directory, error: "cannot open \(directory): \(String(cString: strerror(errno)))")
+            return .listingFailed(
+                directory: directory, error: "cannot open \(directory): \(String(cString: strerror(errno)))")
         }
         defer { closedir(dir) }
         var entries: [DirectoryEntry] = []
         while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+            }
             if name == "." || name == ".." { continue }
             var info = stat()
             let path = (directory == "/" ? "" : directory) + "/" + name

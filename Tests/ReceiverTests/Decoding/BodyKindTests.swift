@@ -1,6 +1,6 @@
 import Foundation
-import TestSupport
 import Receiver
+import TestSupport
 import Testing
 
 /// The non-multipart bodies: urlencoded, JSON, raw, chunked, and the plain GET.

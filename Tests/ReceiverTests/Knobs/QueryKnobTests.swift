@@ -1,6 +1,6 @@
 import Foundation
-import TestSupport
 import Receiver
+import TestSupport
 import Testing
 
 /// The per-request query knobs.

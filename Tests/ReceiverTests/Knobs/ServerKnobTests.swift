@@ -1,6 +1,6 @@
 import Foundation
-import TestSupport
 import Receiver
+import TestSupport
 import Testing
 
 /// The server-wide knobs of ReceiverConfiguration.

@@ -1,6 +1,6 @@
 import Foundation
-import TestSupport
 import NIOCore
+import TestSupport
 import Testing
 
 @testable import Receiver

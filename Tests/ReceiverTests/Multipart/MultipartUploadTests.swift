@@ -1,6 +1,6 @@
 import Foundation
-import TestSupport
 import Receiver
+import TestSupport
 import Testing
 
 /// multipart/form-data uploads sent by curl, checked against what the receiver answered and saved.

@@ -1,6 +1,6 @@
 import Foundation
-import TestSupport
 import Receiver
+import TestSupport
 
 /// What one run of /usr/bin/curl produced.
 struct CurlResult: Sendable {

@@ -1,6 +1,6 @@
 import Foundation
-import TestSupport
 import NIOConcurrencyHelpers
+import TestSupport
 
 @testable import Receiver
 
