@@ -67,14 +67,15 @@ extension Target {
     )] {
         let leading = fields.map { Part.text($0.name, $0.value) }
         let files = payload.files
-        func form(withFile chosen: FileChoice?) -> MultipartForm {
+        /// The form with every file, or with only the file at `chosen` (item index, file index).
+        func form(withFile chosen: (item: Int, file: Int)?) -> MultipartForm {
             var parts = leading
-            for item in payload.items {
+            for (index, item) in payload.items.enumerated() {
                 switch item {
                 case .part(let part): parts.append(part)
                 case .files(let slot):
                     if let chosen {
-                        parts += slot.filter { $0 == chosen }.prefix(1).map(\.part)
+                        if chosen.item == index { parts.append(slot[chosen.file].part) }
                     } else {
                         parts += slot.map(\.part)
                     }
@@ -95,7 +96,15 @@ extension Target {
             }
             return [(whole, label)]
         }
-        return files.map { (form(withFile: $0), $0.displayName) }
+        var forms: [(form: MultipartForm, label: String)] = []
+        forms.reserveCapacity(files.count)
+        for (index, item) in payload.items.enumerated() {
+            guard case .files(let slot) = item else { continue }
+            for (position, file) in slot.enumerated() {
+                forms.append((form(withFile: (index, position)), file.displayName))
+            }
+        }
+        return forms
     }
 
     var displayURL: String { Secrets.displayURL(url) }
