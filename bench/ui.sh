@@ -45,6 +45,7 @@ hz=$(getconf CLK_TCK)
 
 tmux -f /dev/null new-session -d -s "$session" -x 200 -y 60 -c "$work/files" \
   env LANG=C.UTF-8 TERM=tmux-256color HOIST_UI_STATS="$work/stats" \
+  XDG_STATE_HOME="$work/state" XDG_CONFIG_HOME="$work/config" \
   "$bin/hoist" tui "http://127.0.0.1:$port/upload" --concurrency 8 $(ls "$work/files")
 for _ in $(seq 1 100); do tmux capture-pane -p -t "$session" | grep -q "1000 ·" && break; sleep 0.1; done
 pid=$(pgrep -f "^$bin/hoist tui" | head -1)  # anchored: tmux's own command line holds the same words
@@ -64,7 +65,9 @@ tmux capture-pane -p -t "$session" | grep -E "tasks .*↑" | sed 's/^/  screen: 
 tmux send-keys -t "$session" q
 sleep 0.3
 tmux send-keys -t "$session" y
-for _ in $(seq 1 50); do [ -s "$work/stats" ] && break; sleep 0.1; done
+# Quitting keeps the unfinished tasks in the journal (in $work/state, not the
+# user's), and the stats line is written after that.
+for _ in $(seq 1 300); do [ -s "$work/stats" ] && break; sleep 0.1; done
 echo "== frames over the whole session (from HOIST_UI_STATS)"
 python3 - "$work/stats" <<'PY'
 import json, sys
