@@ -13,8 +13,9 @@ struct TUICommand: AsyncParsableCommand {
     )
 
     @Argument(
-        help:
-            "Where uploads go, e.g. https://api.example.com/upload (t changes it in the UI). Without \"://\" it is taken as the first file."
+        help: ArgumentHelp(
+            "Where uploads go, e.g. https://api.example.com/upload (t changes it in the UI). "
+                + "Without \"://\" it is taken as the first file.")
     )
     var url: String?
 
@@ -33,10 +34,10 @@ struct TUICommand: AsyncParsableCommand {
             url = nil
         }
         let loaded = try target.loadProfile()
-        let flags = TargetSettings(
-            url: try url.map { text in try checked("URL") { () throws(TargetValueError) in try TargetValue.url(text) }
-            },
-            concurrency: target.concurrency)
+        var flags = TargetSettings(concurrency: target.concurrency)
+        if let url {
+            flags.url = try checked("URL") { () throws(TargetValueError) in try TargetValue.url(url) }
+        }
         let settings = flags.over(loaded?.settings ?? TargetSettings())
         let initial = settings.target
         let status = try await UISession.run(
