@@ -122,8 +122,12 @@ private func writeStats(_ stats: FrameStats) {
     guard let path = ProcessInfo.processInfo.environment["HOIST_UI_STATS"], !path.isEmpty else { return }
     func ms(_ d: Duration) -> Double { Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15 }
     let line =
-        #"{"frames":\#(stats.frames),"render_ms":\#(ms(stats.renderTime)),"draw_ms":\#(ms(stats.drawTime)),"cells":\#(stats.cellsWritten)}"#
-        + "\n"
+        JSONValue.object([
+            .init("frames", .number(String(stats.frames))),
+            .init("render_ms", .number(String(ms(stats.renderTime)))),
+            .init("draw_ms", .number(String(ms(stats.drawTime)))),
+            .init("cells", .number(String(stats.cellsWritten))),
+        ]).compactJSON + "\n"
     if let handle = FileHandle(forWritingAtPath: path)
         ?? (FileManager.default.createFile(atPath: path, contents: nil) ? FileHandle(forWritingAtPath: path) : nil)
     {
