@@ -47,8 +47,8 @@ extension Target {
                 return [request(.urlencoded(URLEncodedForm(fields: fields)), label: Self.count(fields.count, "field"))]
             }
             // curl's `-d` pieces are sent as given, after the fields.
-            let pieces = fields.map { URLEncodedForm.encode($0.name) + "=" + URLEncodedForm.encode($0.value) }
-            let body = Array((pieces + payload.encodedData).joined(separator: "&").utf8)
+            let pieces = URLEncodedForm(fields: fields).encodedPairs + payload.encodedData
+            let body = Array(pieces.joined(separator: "&").utf8)
             return [request(.bytes(body, contentType: "application/x-www-form-urlencoded"), label: displayURL)]
         case .json:
             if let document = payload.document {

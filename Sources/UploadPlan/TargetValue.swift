@@ -106,6 +106,14 @@ public enum TargetValue {
         return value
     }
 
+    public static func concurrency(_ text: String) throws(TargetValueError) -> Int {
+        guard let value = Int(trimmed(text[...])) else {
+            throw TargetValueError(
+                "\(quoted(text)) is not a number of uploads at once: give a whole number, at least 1")
+        }
+        return try concurrency(value)
+    }
+
     /// `key.path=value`, e.g. `RETCODE=0000`.
     public static func expectation(_ text: String) throws(TargetValueError) -> SuccessRule.Expectation {
         guard let expectation = SuccessRule.Expectation(parsing: text) else {

@@ -12,8 +12,13 @@ public struct URLEncodedForm: Sendable, Hashable, Codable {
         fields = FormParameters.pairs(parameters).map { FormField($0.name, $0.value) }
     }
 
+    /// Each field as `name=value`, both encoded, in order; the body joins them with `&`.
+    public var encodedPairs: [String] {
+        fields.map { Self.encode($0.name) + "=" + Self.encode($0.value) }
+    }
+
     public func makeBody() -> RequestBody {
-        let encoded = fields.map { Self.encode($0.name) + "=" + Self.encode($0.value) }.joined(separator: "&")
+        let encoded = encodedPairs.joined(separator: "&")
         return RequestBody(
             contentType: "application/x-www-form-urlencoded",
             segments: encoded.isEmpty ? [] : [.bytes(Array(encoded.utf8))])

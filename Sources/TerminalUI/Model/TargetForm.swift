@@ -38,52 +38,41 @@ enum TargetForm {
     }
 
     /// The target the form describes, or the row and why it is refused.
+    /// Every row is shown, so each sets its value; only what the dialog
+    /// does not show (concurrency) is kept from `current`.
     static func target(from form: EditorForm, over current: Target) -> Result<Target, Refusal> {
-        func check<Value>(_ row: String, _ validate: () throws(TargetValueError) -> Value) throws(Refusal) -> Value {
-            do { return try validate() } catch { throw Refusal(row: row, error: error) }
+        /// The row's text, trimmed and checked by its validator.
+        func value<Value>(_ row: String, _ validate: (String) throws(TargetValueError) -> Value) throws(Refusal)
+            -> Value
+        {
+            do { return try validate(form.value(row).trimmingSpaces) } catch { throw Refusal(row: row, error: error) }
         }
-        func optional(_ row: String) -> String? {
-            let text = form.value(row).trimmingSpaces
-            return text.isEmpty ? nil : text
+        /// `nil` for an empty row.
+        func optional<Value>(_ row: String, _ validate: (String) throws(TargetValueError) -> Value) throws(Refusal)
+            -> Value?
+        {
+            form.value(row).trimmingSpaces.isEmpty ? nil : try value(row, validate)
         }
         do throws(Refusal) {
-            let url = form.value("URL").trimmingSpaces
-            var settings = TargetSettings(
-                url: try check("URL") { () throws(TargetValueError) in try TargetValue.url(url) },
-                method: try check("Method") { () throws(TargetValueError) in
-                    try TargetValue.method(form.value("Method"))
-                },
-                bodyKind: try check("Body") { () throws(TargetValueError) in
-                    try TargetValue.bodyKind(form.value("Body"))
-                },
-                fileField: try check("Field") { () throws(TargetValueError) in
-                    try TargetValue.fieldName(form.value("Field").trimmingSpaces)
-                },
-                retries: try check("Retries") { () throws(TargetValueError) in
-                    try TargetValue.retries(form.value("Retries"))
-                })
-            var expectations: [SuccessRule.Expectation] = []
-            for item in form.value("Expect").split(separator: ",") where !item.trimmingSpaces.isEmpty {
-                expectations.append(
-                    try check("Expect") { () throws(TargetValueError) in
-                        try TargetValue.expectation(item.trimmingSpaces)
-                    })
+            var target = current
+            target.url = try value("URL", TargetValue.url)
+            target.method = try value("Method", TargetValue.method)
+            target.bodyKind = try value("Body", TargetValue.bodyKind)
+            target.fileField = try value("Field", TargetValue.fieldName)
+            target.retries = try value("Retries", TargetValue.retries)
+            target.expectations = try value("Expect") { text throws(TargetValueError) in
+                var expectations: [SuccessRule.Expectation] = []
+                for item in text.split(separator: ",") where !item.trimmingSpaces.isEmpty {
+                    expectations.append(try TargetValue.expectation(item.trimmingSpaces))
+                }
+                return expectations
             }
-            settings.expectations = expectations
+            target.messagePath = try optional("Message") { $0 }
             let defaults = Timeouts()
-            settings.connectTimeout =
-                try optional("Connect").map { text throws(Refusal) in
-                    try check("Connect") { () throws(TargetValueError) in try TargetValue.seconds(text) }
-                } ?? defaults.connect
-            settings.idleTimeout =
-                try optional("Idle").map { text throws(Refusal) in
-                    try check("Idle") { () throws(TargetValueError) in try TargetValue.seconds(text) }
-                } ?? defaults.idle
-            var target = settings.applied(to: current)
-            target.messagePath = optional("Message")
-            target.timeouts.total = try optional("Timeout").map { text throws(Refusal) in
-                try check("Timeout") { () throws(TargetValueError) in try TargetValue.seconds(text) }
-            }
+            target.timeouts = Timeouts(
+                connect: try optional("Connect", TargetValue.seconds) ?? defaults.connect,
+                idle: try optional("Idle", TargetValue.seconds) ?? defaults.idle,
+                total: try optional("Timeout", TargetValue.seconds))
             return .success(target)
         } catch {
             return .failure(error)

@@ -23,17 +23,12 @@ extension Profile {
                 throw ProfileValueError("\(key): \(error.description)")
             }
         }
-        func number<Value>(_ value: Value?, _ key: String, _ validate: (Value) throws(TargetValueError) -> Value)
-            throws(ProfileValueError) -> Value?
-        {
+        /// `key: what is wrong` for a value that is not text (a number of seconds, of retries...).
+        func checkNumber<Value, Checked>(
+            _ value: Value?, _ key: String, _ validate: (Value) throws(TargetValueError) -> Checked
+        ) throws(ProfileValueError) -> Checked? {
             guard let value else { return nil }
             do { return try validate(value) } catch { throw ProfileValueError("\(key): \(error.description)") }
-        }
-        func seconds(_ value: Double?, _ key: String) throws(ProfileValueError) -> Duration? {
-            guard let value else { return nil }
-            do { return try TargetValue.seconds(value) } catch {
-                throw ProfileValueError("\(key): \(error.description)")
-            }
         }
         settings.url = try check(raw.url, "url", TargetValue.url)
         rawURL = raw.url
@@ -50,11 +45,11 @@ extension Profile {
         settings.messagePath = try raw.message.map { text throws(ProfileValueError) in
             try EnvironmentExpansion.expand(text, key: "message", environment: environment)
         }
-        settings.retries = try number(raw.retries, "retries", TargetValue.retries)
-        settings.concurrency = try number(raw.concurrency, "concurrency", TargetValue.concurrency)
-        settings.timeout = try seconds(raw.timeout, "timeout")
-        settings.connectTimeout = try seconds(raw.connectTimeout, "connect_timeout")
-        settings.idleTimeout = try seconds(raw.idleTimeout, "idle_timeout")
+        settings.retries = try checkNumber(raw.retries, "retries", TargetValue.retries)
+        settings.concurrency = try checkNumber(raw.concurrency, "concurrency", TargetValue.concurrency)
+        settings.timeout = try checkNumber(raw.timeout, "timeout", TargetValue.seconds)
+        settings.connectTimeout = try checkNumber(raw.connectTimeout, "connect_timeout", TargetValue.seconds)
+        settings.idleTimeout = try checkNumber(raw.idleTimeout, "idle_timeout", TargetValue.seconds)
         func entries(_ pairs: [RawProfile.Pair]?, _ key: String) throws(ProfileValueError) -> [Entry] {
             var result: [Entry] = []
             for (index, pair) in (pairs ?? []).enumerated() {

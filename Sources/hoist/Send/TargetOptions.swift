@@ -15,7 +15,8 @@ struct TargetOptions: ParsableArguments {
     var profile: String?
 
     @Option(
-        help: ArgumentHelp("Uploads at once (default 4, or the profile's).", valueName: "n"), transform: concurrency)
+        help: ArgumentHelp("Uploads at once (default 4, or the profile's).", valueName: "n"),
+        transform: TargetValue.concurrency)
     var concurrency: Int?
 
     @Flag(name: [.customShort("k"), .customLong("insecure")], help: "Do not verify the server's TLS certificate.")
@@ -24,11 +25,6 @@ struct TargetOptions: ParsableArguments {
     /// The profile named by `--profile`, loaded and checked.
     func loadProfile() throws -> Profile? {
         try profile.map { try Profile.load($0) }
-    }
-
-    static func concurrency(_ text: String) throws -> Int {
-        guard let value = Int(text) else { throw TargetValueError("\(String(reflecting: text)) is not a whole number") }
-        return try TargetValue.concurrency(value)
     }
 }
 
