@@ -11,6 +11,7 @@ if [ -z "$bin" ]; then
   swift build --product hoist >/dev/null
   bin="$(swift build --show-bin-path)/hoist"
 fi
+bin="$(realpath "$bin")"  # the crash session starts in another folder
 out=screenshots
 mkdir -p "$out"
 cols=120 rows=40
@@ -59,7 +60,14 @@ sleep 0.3
 capture help
 keys Escape
 
-# 5. After a crash: `hoist send` killed with SIGKILL mid-batch, one file then
+# 5. The target dialog (t): every setting a profile and `hoist send` take.
+keys t
+wait_for "Target"
+sleep 0.3
+capture target
+keys Escape
+
+# 6. After a crash: `hoist send` killed with SIGKILL mid-batch, one file then
 #    changed, and `hoist` started again over the same state folder.
 home="$work/home"; mkdir -p "$home/scans"
 for i in $(seq -w 1 24); do head -c $((150000 + 10#$i * 7000)) /dev/urandom >"$home/scans/扫描件 $i.jpg"; done
