@@ -91,6 +91,7 @@ import Testing
                     case .added: "added"
                     case .stateChanged: "stateChanged"
                     case .progress: "progress"
+                    case .checkpoint: "checkpoint"
                     case .finished: "finished"
                     case .queueChanged: "queueChanged"
                     }

@@ -83,7 +83,7 @@ extension AppModel {
         case .added(let snapshot):
             tasks.apply(snapshot)
             if responseTask == nil, let selected = selectedTask { responseTask = selected.id }
-        case .stateChanged(let snapshot), .progress(let snapshot), .finished(let snapshot):
+        case .stateChanged(let snapshot), .progress(let snapshot), .checkpoint(let snapshot), .finished(let snapshot):
             tasks.apply(snapshot)
         }
     }

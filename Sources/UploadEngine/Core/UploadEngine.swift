@@ -136,11 +136,12 @@ public final class UploadEngine: @unchecked Sendable {
     /// Puts back a task that an earlier run did not finish, as `.interrupted`:
     /// it is listed but not started until `resumeInterrupted()` (when
     /// `problem` is nil) or `retry`. Files are not checked here; a file that
-    /// is gone fails the attempt that needs it, with the usual error.
+    /// is gone fails the attempt that needs it, with the usual error. A
+    /// resumable transfer goes on from `checkpoint`.
     @discardableResult
     public func restore(
         _ request: UploadRequest, priority: TaskPriority = .normal, after dependency: TaskID? = nil,
-        problem: String? = nil
+        problem: String? = nil, checkpoint: TransferCheckpoint? = nil
     ) throws(UploadFailure) -> TaskID {
         _ = try HTTPTransport.validate(url: request.url)
         let total = try? request.body.encode().contentLength
@@ -148,10 +149,12 @@ public final class UploadEngine: @unchecked Sendable {
             let id = TaskID(nextID)
             nextID += 1
             let state = TaskState.interrupted(problem: problem)
+            var snapshot = TaskSnapshot(
+                id: id, request: request, priority: priority, dependency: dependency, state: state,
+                progress: UploadProgress(bytesSent: checkpoint?.offset ?? 0, totalBytes: total), addedAt: .now)
+            snapshot.checkpoint = checkpoint
             let record = TaskRecord(
-                snapshot: TaskSnapshot(
-                    id: id, request: request, priority: priority, dependency: dependency, state: state,
-                    progress: UploadProgress(totalBytes: total), addedAt: .now),
+                snapshot: snapshot,
                 sequence: id.rawValue,
                 dedupeKey: request.dedupeKey,
                 prepared: nil  // built when it starts: its files may have changed

@@ -7,6 +7,9 @@ public enum UploadEvent: Sendable {
     case stateChanged(TaskSnapshot)
     /// Bytes moved: at most about 20 a second per task.
     case progress(TaskSnapshot)
+    /// A resumable transfer reached a new durable state (`snapshot.checkpoint`):
+    /// the journal keeps it so that a later attempt or process goes on from it.
+    case checkpoint(TaskSnapshot)
     /// The task ended: succeeded, failed or cancelled. Always sent, last.
     case finished(TaskSnapshot)
     /// The queue was paused or resumed, or its concurrency changed.
@@ -14,7 +17,7 @@ public enum UploadEvent: Sendable {
 
     public var snapshot: TaskSnapshot? {
         switch self {
-        case .added(let s), .stateChanged(let s), .progress(let s), .finished(let s): return s
+        case .added(let s), .stateChanged(let s), .progress(let s), .checkpoint(let s), .finished(let s): return s
         case .queueChanged: return nil
         }
     }

@@ -66,6 +66,8 @@ public struct UploadRequest: Sendable, Hashable, Codable {
     public var success: SuccessRule
     /// A name for lists, e.g. the file name; defaults to the body summary.
     public var label: String?
+    /// One request, or a resumable protocol (tus) that sends the body in pieces.
+    public var transfer: Transfer
 
     public init(
         url: String,
@@ -75,7 +77,8 @@ public struct UploadRequest: Sendable, Hashable, Codable {
         timeouts: Timeouts = Timeouts(),
         retry: RetryPolicy = RetryPolicy(),
         success: SuccessRule = SuccessRule(),
-        label: String? = nil
+        label: String? = nil,
+        transfer: Transfer = .single
     ) {
         self.url = url
         self.method = method
@@ -85,9 +88,28 @@ public struct UploadRequest: Sendable, Hashable, Codable {
         self.retry = retry
         self.success = success
         self.label = label
+        self.transfer = transfer
     }
 
     public var displayName: String { label ?? body.summary }
+
+    enum CodingKeys: String, CodingKey {
+        case url, method, headers, body, timeouts, retry, success, label, transfer
+    }
+
+    /// Journals written before transfers existed have no `transfer`: single.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        url = try c.decode(String.self, forKey: .url)
+        method = try c.decode(Method.self, forKey: .method)
+        headers = try c.decode([HeaderField].self, forKey: .headers)
+        body = try c.decode(Body.self, forKey: .body)
+        timeouts = try c.decode(Timeouts.self, forKey: .timeouts)
+        retry = try c.decode(RetryPolicy.self, forKey: .retry)
+        success = try c.decode(SuccessRule.self, forKey: .success)
+        label = try c.decodeIfPresent(String.self, forKey: .label)
+        transfer = try c.decodeIfPresent(Transfer.self, forKey: .transfer) ?? .single
+    }
 }
 
 /// Timeouts of one request. `nil` means none.

@@ -150,6 +150,11 @@ public struct TaskSnapshot: Sendable, Hashable, Identifiable {
     public var answeredEarly: Bool
     /// The wait chosen before the latest retry (backoff, or the server's Retry-After).
     public var retryDelay: Duration? = nil
+    /// A resumable transfer's last durable state (tus: upload URL and offset).
+    public var checkpoint: TransferCheckpoint? = nil
+    /// Bytes the server already held when the current attempt went on from
+    /// a checkpoint; `nil` when it started from byte 0.
+    public var resumedFrom: Int64? = nil
     public var addedAt: ContinuousClock.Instant
     public var startedAt: ContinuousClock.Instant?
     public var finishedAt: ContinuousClock.Instant?

@@ -59,7 +59,7 @@ final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
         switch event {
         case .added: return true
         case .stateChanged(let task): return task.attempts == 0
-        case .finished, .progress, .queueChanged: return false
+        case .finished, .progress, .checkpoint, .queueChanged: return false
         }
     }
 
@@ -74,7 +74,7 @@ final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
             guard restored[task.id] != nil, !isInterrupted(task.state) else { return }
             restored[task.id] = nil
             tasks[task.id] = encode(JournalTask(task, files: Self.fingerprints(task.request)))
-        case .finished, .progress, .queueChanged:
+        case .finished, .progress, .checkpoint, .queueChanged:
             return  // not asked for: finished tasks are pruned by `prune`
         }
         changed(urgent: true)

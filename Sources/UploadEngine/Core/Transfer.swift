@@ -1,0 +1,92 @@
+import FormData
+
+/// How a request's body goes to the server: one exchange, or a resumable
+/// protocol of several (see "Transfers" in docs/ARCHITECTURE.md).
+public enum Transfer: Sendable, Hashable, Codable {
+    /// One request carries the whole body (multipart, raw, JSON...).
+    case single
+    /// A tus 1.0 resumable upload: the URL is the creation endpoint and the
+    /// body a `.rawFile`, sent in chunks from the server's offset.
+    case tus(TusSettings)
+
+    public var isResumable: Bool {
+        if case .single = self { return false }
+        return true
+    }
+
+    /// The word profiles, the CLI and the `t` dialog use.
+    public var name: String {
+        switch self {
+        case .single: return "single"
+        case .tus: return "tus"
+        }
+    }
+}
+
+/// The client's tus choices.
+public struct TusSettings: Sendable, Hashable, Codable {
+    /// 8 MiB: under the 10 MB many proxies cap a request at, and large enough
+    /// that a PATCH's round trip is a small share of its time.
+    public static let defaultChunkSize: Int64 = 8 << 20
+
+    /// Bytes per PATCH; a 413 halves it for the rest of the upload.
+    public var chunkSize: Int64
+    /// Partial uploads sent at once, joined with the concatenation extension.
+    public var parallelParts: Int
+    /// Extra `Upload-Metadata` pairs (from `-F name=value`), after `filename` and `filetype`.
+    public var metadata: [HeaderField]
+    /// Send `Upload-Checksum` when the server offers the checksum extension.
+    public var checksum: Bool
+
+    public init(
+        chunkSize: Int64 = TusSettings.defaultChunkSize, parallelParts: Int = 1, metadata: [HeaderField] = [],
+        checksum: Bool = true
+    ) {
+        self.chunkSize = chunkSize
+        self.parallelParts = parallelParts
+        self.metadata = metadata
+        self.checksum = checksum
+    }
+}
+
+/// The smallest durable fact that lets a resumable transfer go on after any
+/// fault, even in another process: the engine reports each new one to its
+/// monitors (`UploadEvent.checkpoint`), the journal keeps it, and
+/// `UploadEngine.restore` takes it back.
+public enum TransferCheckpoint: Sendable, Hashable, Codable {
+    case tus(TusCheckpoint)
+
+    /// Bytes the server is known to hold.
+    public var offset: Int64 {
+        switch self {
+        case .tus(let tus): return tus.offset
+        }
+    }
+
+    /// Where the upload lives on the server.
+    public var uploadURL: String {
+        switch self {
+        case .tus(let tus): return tus.uploadURL
+        }
+    }
+}
+
+/// A tus upload the server created.
+public struct TusCheckpoint: Sendable, Hashable, Codable {
+    /// Absolute (a relative `Location` is resolved against the creation URL).
+    public var uploadURL: String
+    /// The server's offset, as it last confirmed it.
+    public var offset: Int64
+    /// `Upload-Length`.
+    public var length: Int64
+    /// The file when the upload was created: bytes from a file that differs
+    /// are never appended to it.
+    public var file: FileSnapshot
+
+    public init(uploadURL: String, offset: Int64, length: Int64, file: FileSnapshot) {
+        self.uploadURL = uploadURL
+        self.offset = offset
+        self.length = length
+        self.file = file
+    }
+}
