@@ -2,7 +2,7 @@ import Glibc
 
 /// What stat said about a file before sending: enough to notice, while
 /// streaming, that it was truncated, grown, replaced or rewritten.
-public struct FileSnapshot: Sendable, Equatable, Codable {
+public struct FileSnapshot: Sendable, Hashable, Codable {
     public let size: Int64
     public let device: UInt64
     public let inode: UInt64
