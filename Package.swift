@@ -37,6 +37,7 @@ let package = Package(
                 "FormData",
                 "CLinux",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         .target(

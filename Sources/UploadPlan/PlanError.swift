@@ -14,6 +14,10 @@ public enum PlanError: Error, Sendable, Hashable, CustomStringConvertible {
     case cannotSendFields(Target.BodyKind, names: [String])
     /// base64 JSON carries text fields besides its file, nothing else.
     case onlyTextParts
+    /// A tus upload sends files; fields go in its metadata, as text.
+    case tusNeedsFile
+    case tusTextOnly
+    case tusMetadataKey(String)
 
     public var description: String {
         switch self {
@@ -25,6 +29,9 @@ public enum PlanError: Error, Sendable, Hashable, CustomStringConvertible {
         case .cannotSendFields(let kind, let names):
             return "a \(kind.rawValue) body cannot carry the fields \(names.joined(separator: ", "))"
         case .onlyTextParts: return "a base64 JSON body carries text fields only besides its file"
+        case .tusNeedsFile: return "a tus upload sends files, and none was given"
+        case .tusTextOnly: return "a tus upload sends each file alone; other parts can only be text, sent as metadata"
+        case .tusMetadataKey(let problem): return problem
         }
     }
 }

@@ -20,6 +20,7 @@ extension Target {
                 retry: RetryPolicy(maxRetries: retries), success: successRule, label: label)
         }
         let files = payload.files
+        if transfer == .tus { return try tusRequests(headers: headers, fields: fields, payload: payload) }
         switch bodyKind {
         case .multipart:
             return try multipartBodies(fields: fields, payload: payload).map {
@@ -105,6 +106,32 @@ extension Target {
             }
         }
         return forms
+    }
+
+    /// One resumable upload per file. Fields and text parts become
+    /// `Upload-Metadata` after `filename` and `filetype`.
+    private func tusRequests(headers: [HeaderField], fields: [FormField], payload: Payload) throws(PlanError)
+        -> [UploadRequest]
+    {
+        var extra = fields.map { HeaderField($0.name, $0.value) }
+        for part in payload.parts {
+            guard case .bytes(let bytes) = part.content, part.filename == nil else { throw .tusTextOnly }
+            extra.append(HeaderField(part.name, String(decoding: bytes, as: UTF8.self)))
+        }
+        guard payload.document == nil, payload.encodedData.isEmpty else { throw .tusTextOnly }
+        for pair in extra {
+            if let problem = TusMetadata.problem(withKey: pair.name) { throw .tusMetadataKey(problem) }
+        }
+        guard !payload.files.isEmpty else { throw .tusNeedsFile }
+        return payload.files.map { file in
+            let type = file.contentType ?? MIMETypes.type(forFilename: file.displayName)
+            let metadata = [HeaderField("filename", file.displayName), HeaderField("filetype", type)] + extra
+            return UploadRequest(
+                url: url, method: .post, headers: headers, body: .rawFile(path: file.path, contentType: type),
+                timeouts: timeouts, retry: RetryPolicy(maxRetries: retries), success: successRule,
+                label: file.displayName,
+                transfer: .tus(TusSettings(chunkSize: chunkSize, parallelParts: parallelParts, metadata: metadata)))
+        }
     }
 
     var displayURL: String { Secrets.displayURL(url) }

@@ -18,6 +18,12 @@ public struct Target: Sendable, Hashable, Codable {
         public var usesFields: Bool { self != .raw }
     }
 
+    /// How each file goes: one request, or a resumable tus upload.
+    public enum TransferKind: String, Sendable, Hashable, CaseIterable, Codable {
+        case single
+        case tus
+    }
+
     public static let defaultConcurrency = 4
 
     public var url: String
@@ -34,11 +40,17 @@ public struct Target: Sendable, Hashable, Codable {
     public var fileField: String
     /// Uploads running at once.
     public var concurrency: Int
+    public var transfer: TransferKind
+    /// Bytes per tus `PATCH`.
+    public var chunkSize: Int64
+    /// Partial tus uploads per file, joined by the concatenation extension.
+    public var parallelParts: Int
 
     public init(
         url: String = "", method: UploadRequest.Method = .post, bodyKind: BodyKind = .multipart,
         expectations: [SuccessRule.Expectation] = [], messagePath: String? = nil, retries: Int = 3,
-        timeouts: Timeouts = Timeouts(), fileField: String = "file", concurrency: Int = Target.defaultConcurrency
+        timeouts: Timeouts = Timeouts(), fileField: String = "file", concurrency: Int = Target.defaultConcurrency,
+        transfer: TransferKind = .single, chunkSize: Int64 = TusSettings.defaultChunkSize, parallelParts: Int = 1
     ) {
         self.url = url
         self.method = method
@@ -49,11 +61,14 @@ public struct Target: Sendable, Hashable, Codable {
         self.timeouts = timeouts
         self.fileField = fileField
         self.concurrency = concurrency
+        self.transfer = transfer
+        self.chunkSize = chunkSize
+        self.parallelParts = parallelParts
     }
 
     public var successRule: SuccessRule { SuccessRule(expectations: expectations, messagePath: messagePath) }
 
-    // A journal written before `concurrency` was part of the target has no such key.
+    // A journal written before `concurrency` or `transfer` were part of the target has no such key.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         url = try container.decode(String.self, forKey: .url)
@@ -65,5 +80,8 @@ public struct Target: Sendable, Hashable, Codable {
         timeouts = try container.decode(Timeouts.self, forKey: .timeouts)
         fileField = try container.decode(String.self, forKey: .fileField)
         concurrency = try container.decodeIfPresent(Int.self, forKey: .concurrency) ?? Self.defaultConcurrency
+        transfer = try container.decodeIfPresent(TransferKind.self, forKey: .transfer) ?? .single
+        chunkSize = try container.decodeIfPresent(Int64.self, forKey: .chunkSize) ?? TusSettings.defaultChunkSize
+        parallelParts = try container.decodeIfPresent(Int.self, forKey: .parallelParts) ?? 1
     }
 }

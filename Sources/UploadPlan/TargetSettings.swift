@@ -16,6 +16,9 @@ public struct TargetSettings: Sendable, Hashable {
     public var timeout: Duration?
     public var connectTimeout: Duration?
     public var idleTimeout: Duration?
+    public var transfer: Target.TransferKind?
+    public var chunkSize: Int64?
+    public var parallelParts: Int?
     /// Text fields and headers, in the order they are sent.
     public var entries: [FormEntry]
 
@@ -23,7 +26,8 @@ public struct TargetSettings: Sendable, Hashable {
         url: String? = nil, method: UploadRequest.Method? = nil, bodyKind: Target.BodyKind? = nil,
         fileField: String? = nil, expectations: [SuccessRule.Expectation]? = nil, messagePath: String? = nil,
         retries: Int? = nil, concurrency: Int? = nil, timeout: Duration? = nil, connectTimeout: Duration? = nil,
-        idleTimeout: Duration? = nil, entries: [FormEntry] = []
+        idleTimeout: Duration? = nil, transfer: Target.TransferKind? = nil, chunkSize: Int64? = nil,
+        parallelParts: Int? = nil, entries: [FormEntry] = []
     ) {
         self.url = url
         self.method = method
@@ -36,6 +40,9 @@ public struct TargetSettings: Sendable, Hashable {
         self.timeout = timeout
         self.connectTimeout = connectTimeout
         self.idleTimeout = idleTimeout
+        self.transfer = transfer
+        self.chunkSize = chunkSize
+        self.parallelParts = parallelParts
         self.entries = entries
     }
 
@@ -49,7 +56,9 @@ public struct TargetSettings: Sendable, Hashable {
             fileField: fileField ?? lower.fileField, expectations: expectations ?? lower.expectations,
             messagePath: messagePath ?? lower.messagePath, retries: retries ?? lower.retries,
             concurrency: concurrency ?? lower.concurrency, timeout: timeout ?? lower.timeout,
-            connectTimeout: connectTimeout ?? lower.connectTimeout, idleTimeout: idleTimeout ?? lower.idleTimeout)
+            connectTimeout: connectTimeout ?? lower.connectTimeout, idleTimeout: idleTimeout ?? lower.idleTimeout,
+            transfer: transfer ?? lower.transfer, chunkSize: chunkSize ?? lower.chunkSize,
+            parallelParts: parallelParts ?? lower.parallelParts)
         merged.entries = lower.entries.filter { !replaces($0) } + entries
         return merged
     }
@@ -73,6 +82,9 @@ public struct TargetSettings: Sendable, Hashable {
         if let timeout { target.timeouts.total = timeout }
         if let connectTimeout { target.timeouts.connect = connectTimeout }
         if let idleTimeout { target.timeouts.idle = idleTimeout }
+        if let transfer { target.transfer = transfer }
+        if let chunkSize { target.chunkSize = chunkSize }
+        if let parallelParts { target.parallelParts = parallelParts }
         return target
     }
 

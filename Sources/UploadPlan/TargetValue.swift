@@ -114,6 +114,62 @@ public enum TargetValue {
         return try concurrency(value)
     }
 
+    /// `single` or `tus`, in any case.
+    public static func transfer(_ text: String) throws(TargetValueError) -> Target.TransferKind {
+        guard let kind = Target.TransferKind(rawValue: trimmed(text[...]).lowercased()) else {
+            throw TargetValueError(
+                "\(quoted(text)) is not a transfer kind: use \(list(Target.TransferKind.allCases.map(\.rawValue)))")
+        }
+        return kind
+    }
+
+    /// The smallest and largest tus chunk: below 16 KiB the round trips
+    /// dominate; above 4 GiB no server takes one request.
+    public static let chunkSizes: ClosedRange<Int64> = (16 << 10)...(4 << 30)
+
+    /// A size in bytes: `8M`, `512K`, `8MiB`, `1G` or a number of bytes (binary units).
+    public static func chunkSize(_ text: String) throws(TargetValueError) -> Int64 {
+        let written = trimmed(text[...])
+        let digits = written.prefix(while: \.isNumber)
+        let unit = written.dropFirst(digits.count).lowercased()
+        let shifts: [String: Int64] = ["": 0, "b": 0, "k": 10, "kib": 10, "m": 20, "mib": 20, "g": 30, "gib": 30]
+        guard let number = Int64(digits), let shift = shifts[unit], number <= Int64.max >> 30 else {
+            throw TargetValueError("\(quoted(text)) is not a size: give bytes, or a number with K, M or G, e.g. 8M")
+        }
+        return try chunkSize(number << shift)
+    }
+
+    /// `8M`: a size as `chunkSize(_:)` reads it back.
+    public static func text(size bytes: Int64) -> String {
+        for (unit, shift) in [("G", 30), ("M", 20), ("K", 10)] where bytes >= 1 << shift && bytes % (1 << shift) == 0 {
+            return String(bytes >> shift) + unit
+        }
+        return String(bytes)
+    }
+
+    public static func chunkSize(_ bytes: Int64) throws(TargetValueError) -> Int64 {
+        guard chunkSizes.contains(bytes) else {
+            throw TargetValueError("\(bytes) bytes is not a chunk size: give 16K to 4G")
+        }
+        return bytes
+    }
+
+    /// Partial uploads per file, 1 to 16.
+    public static func parallelParts(_ value: Int) throws(TargetValueError) -> Int {
+        guard (1...16).contains(value) else {
+            throw TargetValueError("\(value) is not a number of parallel parts: give a whole number from 1 to 16")
+        }
+        return value
+    }
+
+    public static func parallelParts(_ text: String) throws(TargetValueError) -> Int {
+        guard let value = Int(trimmed(text[...])) else {
+            throw TargetValueError(
+                "\(quoted(text)) is not a number of parallel parts: give a whole number from 1 to 16")
+        }
+        return try parallelParts(value)
+    }
+
     /// `key.path=value`, e.g. `RETCODE=0000`.
     public static func expectation(_ text: String) throws(TargetValueError) -> SuccessRule.Expectation {
         guard let expectation = SuccessRule.Expectation(parsing: text) else {

@@ -104,6 +104,16 @@ public struct FileRegion: Sendable, Equatable {
     public let length: Int64
     public let snapshot: FileSnapshot
 
+    /// `length` bytes from `offset` of the file `snapshot` describes (a tus
+    /// chunk): its sender refuses a file that no longer matches.
+    public init(path: String, field: String, offset: Int64, length: Int64, snapshot: FileSnapshot) {
+        self.path = path
+        self.field = field
+        self.offset = offset
+        self.length = length
+        self.snapshot = snapshot
+    }
+
     /// A region covering the whole of a regular, readable file; throws the
     /// typed errors (not found, directory, permission, not regular).
     public static func wholeFile(path: String, field: String) throws(FormDataError) -> FileRegion {

@@ -308,10 +308,11 @@ extension AppModel {
         switch error {
         case .noURL: return "no target URL: press t to set one"
         case .nothingToSend: return "nothing to upload: press a to add files or f to add a field"
-        case .needsFile: return "\(error): press a to add one"
+        case .needsFile, .tusNeedsFile: return "\(error): press a to add one"
         case .needsFields: return "\(error): press f to add one"
         case .badValue(let value): return "target: \(value): press t to change it"
         case .cannotSendFields, .onlyTextParts: return error.description
+        case .tusTextOnly, .tusMetadataKey: return "\(error): press f to change the fields"
         }
     }
 

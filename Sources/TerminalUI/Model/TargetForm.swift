@@ -8,6 +8,7 @@ enum TargetForm {
     static func make(_ target: Target) -> EditorForm {
         let methods = UploadRequest.Method.allCases
         let kinds = Target.BodyKind.allCases
+        let transfers = Target.TransferKind.allCases
         let defaults = Timeouts()
         return EditorForm(
             purpose: .target, title: "Target",
@@ -19,6 +20,13 @@ enum TargetForm {
                 .init(
                     "Body", options: kinds.map(\.rawValue), selected: kinds.firstIndex(of: target.bodyKind) ?? 0,
                     hint: "←/→"),
+                .init(
+                    "Transfer", options: transfers.map(\.rawValue),
+                    selected: transfers.firstIndex(of: target.transfer) ?? 0,
+                    hint: "tus: resumable, each file goes on from where it stopped"),
+                .init(
+                    "Chunk", text: TargetValue.text(size: target.chunkSize),
+                    hint: "bytes per tus PATCH, e.g. 8M; a 413 halves it"),
                 .init(
                     "Expect", text: target.expectations.map(\.text).joined(separator: ", "),
                     hint: "key.path=value, e.g. RETCODE=0000"),
@@ -58,6 +66,8 @@ enum TargetForm {
             target.url = try value("URL", TargetValue.url)
             target.method = try value("Method", TargetValue.method)
             target.bodyKind = try value("Body", TargetValue.bodyKind)
+            target.transfer = try value("Transfer", TargetValue.transfer)
+            target.chunkSize = try value("Chunk", TargetValue.chunkSize)
             target.fileField = try value("Field", TargetValue.fieldName)
             target.retries = try value("Retries", TargetValue.retries)
             target.expectations = try value("Expect") { text throws(TargetValueError) in

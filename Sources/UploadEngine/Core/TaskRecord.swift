@@ -18,6 +18,16 @@ final class TaskRecord {
     /// The body encoded by `add`, for the first attempt; the transport
     /// uses it only while every file still matches its snapshot.
     var prepared: RequestBody?
+    /// A tus task's driver, kept across attempts: it knows the upload URL
+    /// and the server's offset.
+    var tus: TusUploadStateMachine?
+    /// The answer to the tus driver's latest exchange: the task's response when it ends.
+    var tusResponse: UploadResponse?
+    var tusRetryAfter: Duration?
+    /// The server's offset when the attempt began, and the tus attempts in
+    /// a row that did not move it (the retry policy counts those).
+    var attemptStartOffset: Int64 = 0
+    var tusStalls = 0
 
     init(snapshot: TaskSnapshot, sequence: Int, dedupeKey: DedupeKey, prepared: RequestBody?) {
         self.snapshot = snapshot

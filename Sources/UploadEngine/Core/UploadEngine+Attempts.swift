@@ -19,6 +19,10 @@ extension UploadEngine {
         let prepared = record.prepared
         record.prepared = nil
         emit(.stateChanged(record.snapshot))
+        if case .tus = record.snapshot.request.transfer {
+            startTus(id, attempt: number)
+            return
+        }
 
         let callbacks = HTTPTransport.Callbacks(
             progress: { bytes in self.queue.async { self.progressed(id, attempt: number, bytes: bytes) } },
@@ -45,7 +49,7 @@ extension UploadEngine {
         }
     }
 
-    private func isCurrent(_ id: TaskID, attempt: Int) -> Bool {
+    func isCurrent(_ id: TaskID, attempt: Int) -> Bool {
         guard let record = records[id] else { return false }
         return record.snapshot.attempts == attempt && record.snapshot.state.isRunning
     }
@@ -60,7 +64,7 @@ extension UploadEngine {
 
     /// Speed and ETA for the attempt's byte count, which its machine keeps
     /// from going backwards or past the total.
-    private func updateProgress(_ record: TaskRecord, sent: Int64) {
+    func updateProgress(_ record: TaskRecord, sent: Int64) {
         var progress = record.snapshot.progress
         record.meter.record(bytes: sent, at: .now)
         progress.bytesSent = sent
@@ -74,7 +78,7 @@ extension UploadEngine {
         emit(.stateChanged(records[id]!.snapshot))
     }
 
-    private func completed(_ id: TaskID, attempt: Int, outcome: HTTPTransport.Outcome) {
+    func completed(_ id: TaskID, attempt: Int, outcome: HTTPTransport.Outcome) {
         guard isCurrent(id, attempt: attempt), let record = records[id],
             case .finish(let response, let answeredEarly, let verdict)? = record.attemptMachine?.handle(
                 .completed(outcome, jitter: Double.random(in: 0...1), now: .now))

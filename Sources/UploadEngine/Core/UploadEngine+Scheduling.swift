@@ -28,14 +28,17 @@ extension UploadEngine {
         }
     }
 
-    func cancelOnQueue(_ id: TaskID, reason: String) {
-        guard let action = transition(id, .cancel(reason: reason)), let record = records[id] else { return }
+    /// Whether the task was unfinished and is now cancelled.
+    @discardableResult
+    func cancelOnQueue(_ id: TaskID, reason: String) -> Bool {
+        guard let action = transition(id, .cancel(reason: reason)), let record = records[id] else { return false }
         record.retryTimer?.cancel()
         record.retryTimer = nil
         if action == .stopAttemptAndFinish { record.attempt?.cancel() }
         record.attempt = nil
         finished(id)
         pump()
+        return true
     }
 
     /// Makes a task that was just queued wait for its dependency, or

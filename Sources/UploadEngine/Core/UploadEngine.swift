@@ -222,9 +222,13 @@ public final class UploadEngine: @unchecked Sendable {
         }
     }
 
-    /// Cancels a task that has not finished; a running one has its connection closed.
+    /// Cancels a task that has not finished; a running one has its connection
+    /// closed, and a tus upload is deleted on the server when it offers
+    /// termination (quitting and `cancelAll` keep it, to resume later).
     public func cancel(_ id: TaskID, reason: String = "cancelled by the user") {
-        queue.sync { cancelOnQueue(id, reason: reason) }
+        queue.sync {
+            if cancelOnQueue(id, reason: reason) { terminateTus(id) }
+        }
     }
 
     public func cancelAll(reason: String = "cancelled by the user") {

@@ -18,6 +18,9 @@ public enum UploadFailure: Error, Sendable, Hashable, CustomStringConvertible {
     case answeredEarly(status: Int, sent: Int64, total: Int64?)
     case expectationFailed(path: String, expected: String, actual: String?, message: String?, reason: String?)
     case cancelled(reason: String)
+    /// A resumable protocol's server answered something hoist cannot go on
+    /// from (another tus version, no Location, a length that differs).
+    case protocolError(String)
     case other(String)
 
     public var description: String {
@@ -50,6 +53,7 @@ public enum UploadFailure: Error, Sendable, Hashable, CustomStringConvertible {
             if let message { text += ": \(message)" }
             return text
         case let .cancelled(reason): return "cancelled: \(reason)"
+        case let .protocolError(detail): return detail
         case let .other(detail): return detail
         }
     }

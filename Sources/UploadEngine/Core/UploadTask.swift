@@ -155,6 +155,9 @@ public struct TaskSnapshot: Sendable, Hashable, Identifiable {
     /// Bytes the server already held when the current attempt went on from
     /// a checkpoint; `nil` when it started from byte 0.
     public var resumedFrom: Int64? = nil
+    /// What the transfer's driver wants the user to know, e.g. that the
+    /// server had lost a tus upload and it started again from 0.
+    public var note: String? = nil
     public var addedAt: ContinuousClock.Instant
     public var startedAt: ContinuousClock.Instant?
     public var finishedAt: ContinuousClock.Instant?

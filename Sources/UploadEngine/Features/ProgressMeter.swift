@@ -12,6 +12,13 @@ struct ProgressMeter: Sendable, Hashable {
         bytesPerSecond = 0
     }
 
+    /// Takes `bytes` as the new starting point without counting them as
+    /// sent now: a resumed upload's offset, learned from the server.
+    mutating func rebase(bytes: Int64, at time: ContinuousClock.Instant) {
+        lastBytes = bytes
+        lastTime = time
+    }
+
     mutating func record(bytes: Int64, at time: ContinuousClock.Instant) {
         guard let lastTime else {
             self.lastTime = time

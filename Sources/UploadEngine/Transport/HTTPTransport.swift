@@ -28,6 +28,11 @@ final class HTTPTransport: Sendable {
         /// The answer began before the body was sent; carries the bytes written.
         var responseStarted: @Sendable (Int64) -> Void
         var completed: @Sendable (Outcome) -> Void
+
+        /// Ends the attempt before a byte was sent.
+        func fail(_ failure: UploadFailure) {
+            completed(Outcome(result: .failure(failure), bytesSent: 0, answeredEarly: false, retryAfter: nil))
+        }
     }
 
     /// Cancels one running attempt.
@@ -100,22 +105,22 @@ final class HTTPTransport: Sendable {
         var request: HTTPClient.Request
     }
 
-    private func destination(_ request: UploadRequest) throws(UploadFailure) -> Destination {
-        let key = DestinationKey(url: request.url, method: request.method.rawValue)
+    private func destination(url: String, method: String) throws(UploadFailure) -> Destination {
+        let key = DestinationKey(url: url, method: method)
         if let known = destinations.withLockedValue({ $0[key] }) { return known }
-        let url = try Self.validate(url: request.url)
-        let scheme = url.scheme!.lowercased()
-        let proxy = proxies.server(scheme: scheme, host: url.host!)
+        let parsed = try Self.validate(url: url)
+        let scheme = parsed.scheme!.lowercased()
+        let proxy = proxies.server(scheme: scheme, host: parsed.host!)
         let template: HTTPClient.Request
         do {
             // The URL parsed by `validate`, not its string: AsyncHTTPClient would parse that again.
-            template = try HTTPClient.Request(url: url, method: HTTPMethod(rawValue: key.method))
+            template = try HTTPClient.Request(url: parsed, method: HTTPMethod(rawValue: key.method))
         } catch {
-            throw .invalidURL(request.url, reason: "\(error)")
+            throw .invalidURL(url, reason: "\(error)")
         }
         let destination = Destination(
             proxy: proxy,
-            files: fileSending.method(scheme: scheme, host: url.host!, proxied: proxy != nil),
+            files: fileSending.method(scheme: scheme, host: parsed.host!, proxied: proxy != nil),
             request: template)
         destinations.withLockedValue { $0[key] = destination }
         return destination
@@ -130,16 +135,10 @@ final class HTTPTransport: Sendable {
         -> Attempt
     {
         let attempt = Attempt()
-        let started = ContinuousClock.now
-        @Sendable func fail(_ failure: UploadFailure) {
-            callbacks.completed(Outcome(result: .failure(failure), bytesSent: 0, answeredEarly: false, retryAfter: nil))
-        }
-        let destination: Destination
         let body: RequestBody
         /// A small body read whole from the page cache, tried once per attempt.
         var whole: ByteBuffer?
         do {
-            destination = try self.destination(request)
             if let prepared, let buffer = Self.readWholeIfSmallAndCached(prepared) {
                 body = prepared
                 whole = buffer
@@ -149,65 +148,87 @@ final class HTTPTransport: Sendable {
                 body = try request.body.encode()
                 whole = Self.readWholeIfSmallAndCached(body)
             }
-        } catch let failure as UploadFailure {
-            fail(failure)
-            return attempt
-        } catch let error as FormDataError {
-            fail(.input(error))
-            return attempt
         } catch {
-            fail(.other("\(error)"))
+            callbacks.fail(.input(error))
             return attempt
         }
-        attempt.contentLength.withLockedValue { $0 = body.contentLength }
+        send(
+            method: request.method.rawValue, url: request.url, headers: request.headers, body: body, whole: whole,
+            timeouts: request.timeouts, attempt: attempt, callbacks: callbacks)
+        return attempt
+    }
+
+    /// One exchange of a transfer of several (tus): method, URL and headers
+    /// as given; `body` when it carries bytes, `whole` when they are read already.
+    func exchange(
+        method: String, url: String, headers: [HeaderField], body: RequestBody?, whole: ByteBuffer? = nil,
+        timeouts: Timeouts, callbacks: Callbacks
+    ) -> Attempt {
+        let attempt = Attempt()
+        send(
+            method: method, url: url, headers: headers, body: body, whole: whole, timeouts: timeouts,
+            attempt: attempt, callbacks: callbacks)
+        return attempt
+    }
+
+    private func send(
+        method: String, url: String, headers fields: [HeaderField], body: RequestBody?, whole: ByteBuffer?,
+        timeouts: Timeouts, attempt: Attempt, callbacks: Callbacks
+    ) {
+        let started = ContinuousClock.now
+        let destination: Destination
+        do {
+            destination = try self.destination(url: url, method: method)
+        } catch {
+            callbacks.fail(error)
+            return
+        }
+        attempt.contentLength.withLockedValue { $0 = body == nil ? 0 : body!.contentLength }
         guard
             let client = client(
-                for: ClientKey(insecure: insecure, connectTimeout: request.timeouts.connect, proxy: destination.proxy))
+                for: ClientKey(insecure: insecure, connectTimeout: timeouts.connect, proxy: destination.proxy))
         else {
-            fail(.cancelled(reason: "the engine shut down"))
-            return attempt
+            callbacks.fail(.cancelled(reason: "the engine shut down"))
+            return
         }
 
         var headers = HTTPHeaders()
-        for header in request.headers
+        for header in fields
         where !["content-type", "content-length", "transfer-encoding"].contains(header.name.lowercased()) {
             headers.add(name: header.name, value: header.value)
         }
-        let explicitType = request.headers.last(where: { $0.name.lowercased() == "content-type" })?.value
-        headers.replaceOrAdd(name: "Content-Type", value: explicitType ?? body.contentType)
+        let explicitType = fields.last(where: { $0.name.lowercased() == "content-type" })?.value
+        if let type = explicitType ?? body?.contentType { headers.replaceOrAdd(name: "Content-Type", value: type) }
         if !headers.contains(name: "User-Agent") { headers.add(name: "User-Agent", value: "hoist/0.1") }
 
         let eventLoop = eventLoopGroup.next()
-        let streamer = BodyStreamer(body: body, files: destination.files)
+        let streamer = BodyStreamer(body: body ?? RequestBody(contentType: "", segments: []), files: destination.files)
         var template = destination.request
         template.headers = headers
-        let execute = { @Sendable [template] (httpBody: HTTPClient.Body) in
+        let execute = { @Sendable [template] (httpBody: HTTPClient.Body?) in
             var httpRequest = template
             httpRequest.body = httpBody
             self.execute(
-                request, httpRequest, client: client, streamer: streamer,
+                httpRequest, timeouts: timeouts, client: client, streamer: streamer,
                 on: eventLoop, started: started, attempt: attempt, callbacks: callbacks)
         }
+        guard let body else { return execute(nil) }
+        if let whole { return execute(.byteBuffer(whole)) }
         if let length = body.contentLength, length <= BodyStreamer.smallBodyLimit {
             // Read first, then send one buffer: a streamed body ends a hop after
             // its last write, and a server that answers sooner makes
             // AsyncHTTPClient close the connection instead of reusing it.
-            if let whole {
-                execute(.byteBuffer(whole))
-                return attempt
-            }
             NIOThreadPool.singleton.runIfActive(eventLoop: eventLoop) { try BodyStreamer.readWhole(body) }
                 .whenComplete { result in
                     switch result {
                     case .success(let buffer): execute(.byteBuffer(buffer))
-                    case .failure(let error as FormDataError): fail(.input(error))
-                    case .failure(let error): fail(.other("\(error)"))
+                    case .failure(let error as FormDataError): callbacks.fail(.input(error))
+                    case .failure(let error): callbacks.fail(.other("\(error)"))
                     }
                 }
         } else {
             execute(streamer.makeBody(on: eventLoop))
         }
-        return attempt
     }
 
     private static func readWholeIfSmallAndCached(_ body: RequestBody) -> ByteBuffer? {
@@ -216,7 +237,7 @@ final class HTTPTransport: Sendable {
     }
 
     private func execute(
-        _ request: UploadRequest, _ httpRequest: HTTPClient.Request, client: HTTPClient,
+        _ httpRequest: HTTPClient.Request, timeouts: Timeouts, client: HTTPClient,
         streamer: BodyStreamer, on eventLoop: any EventLoop, started: ContinuousClock.Instant, attempt: Attempt,
         callbacks: Callbacks
     ) {
@@ -226,7 +247,7 @@ final class HTTPTransport: Sendable {
             events: .init(
                 progress: callbacks.progress, bodySent: callbacks.bodySent, responseStarted: callbacks.responseStarted)
         )
-        let deadline = request.timeouts.total.map { NIODeadline.now() + TimeAmount($0) }
+        let deadline = timeouts.total.map { NIODeadline.now() + TimeAmount($0) }
         // The delegate runs on `eventLoop`; the connection may live on any loop,
         // so an idle pooled connection serves the next request wherever it is.
         let task = client.execute(
@@ -235,7 +256,7 @@ final class HTTPTransport: Sendable {
         attempt.attach(task)
         eventLoop.execute {
             collector.startWatchdog(
-                idle: TimeAmount(request.timeouts.idle), task: task, mustStop: streamer.reasonToStop)
+                idle: TimeAmount(timeouts.idle), task: task, mustStop: streamer.reasonToStop)
         }
         task.futureResult.hop(to: eventLoop).whenComplete { result in
             collector.stopTimers()
@@ -255,7 +276,7 @@ final class HTTPTransport: Sendable {
                 outcome.retryAfter = response.header("Retry-After").flatMap { RetryAfter.parse($0) }
                 outcome.result = .success(response)
             case (.failure(let error), nil):
-                outcome.result = .failure(UploadFailure(transportError: error, timeouts: request.timeouts))
+                outcome.result = .failure(UploadFailure(transportError: error, timeouts: timeouts))
             }
             callbacks.completed(outcome)
         }

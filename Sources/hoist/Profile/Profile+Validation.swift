@@ -50,6 +50,9 @@ extension Profile {
         settings.timeout = try checkNumber(raw.timeout, "timeout", TargetValue.seconds)
         settings.connectTimeout = try checkNumber(raw.connectTimeout, "connect_timeout", TargetValue.seconds)
         settings.idleTimeout = try checkNumber(raw.idleTimeout, "idle_timeout", TargetValue.seconds)
+        settings.transfer = try check(raw.transfer, "transfer", TargetValue.transfer)
+        settings.chunkSize = try check(raw.chunkSize, "chunk_size", TargetValue.chunkSize)
+        settings.parallelParts = try checkNumber(raw.parallelParts, "parallel_parts", TargetValue.parallelParts)
         func entries(_ pairs: [RawProfile.Pair]?, _ key: String) throws(ProfileValueError) -> [Entry] {
             var result: [Entry] = []
             for (index, pair) in (pairs ?? []).enumerated() {

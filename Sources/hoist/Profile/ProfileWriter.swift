@@ -76,6 +76,9 @@ extension Profile {
         if let message = target.messagePath { add("message", quote(literal: message)) }
         add("retries", String(target.retries))
         add("concurrency", String(target.concurrency))
+        if target.transfer != .single { add("transfer", quote(target.transfer.rawValue)) }
+        if target.chunkSize != TusSettings.defaultChunkSize { add("chunk_size", String(target.chunkSize)) }
+        if target.parallelParts != 1 { add("parallel_parts", String(target.parallelParts)) }
         let defaults = Timeouts()
         if let total = target.timeouts.total { add("timeout", TargetValue.text(seconds: total)) }
         if target.timeouts.connect != defaults.connect {

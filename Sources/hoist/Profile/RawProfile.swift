@@ -33,6 +33,10 @@ struct RawProfile: Decodable, Sendable {
     var timeout: Double?
     var connectTimeout: Double?
     var idleTimeout: Double?
+    var transfer: String?
+    /// `"8M"` or a number of bytes.
+    var chunkSize: String?
+    var parallelParts: Int?
     var fields: [Pair]?
     var headers: [Pair]?
 
@@ -40,6 +44,9 @@ struct RawProfile: Decodable, Sendable {
         case url, method, body, field, expect, message, retries, concurrency, timeout
         case connectTimeout = "connect_timeout"
         case idleTimeout = "idle_timeout"
+        case transfer
+        case chunkSize = "chunk_size"
+        case parallelParts = "parallel_parts"
         case fields, headers
     }
 
@@ -57,6 +64,13 @@ struct RawProfile: Decodable, Sendable {
         timeout = try Self.seconds(container, .timeout)
         connectTimeout = try Self.seconds(container, .connectTimeout)
         idleTimeout = try Self.seconds(container, .idleTimeout)
+        transfer = try container.decodeIfPresent(String.self, forKey: .transfer)
+        if let bytes = try? container.decodeIfPresent(Int.self, forKey: .chunkSize) {
+            chunkSize = String(bytes)
+        } else {
+            chunkSize = try container.decodeIfPresent(String.self, forKey: .chunkSize)
+        }
+        parallelParts = try container.decodeIfPresent(Int.self, forKey: .parallelParts)
         fields = try container.decodeIfPresent([Pair].self, forKey: .fields)
         headers = try container.decodeIfPresent([Pair].self, forKey: .headers)
     }

@@ -64,8 +64,10 @@ struct SendCommand: AsyncParsableCommand {
 
     @Option(
         name: [.customShort("T"), .customLong("upload-file")],
-        help: ArgumentHelp("Send a file as the whole body (PUT unless -X says otherwise).", valueName: "path"))
-    var uploadFile: String?
+        help: ArgumentHelp(
+            "Send a file as the whole body (PUT unless -X says otherwise); repeatable, globs allowed, a task each.",
+            valueName: "path"))
+    var uploadFiles: [String] = []
 
     @Option(
         name: .customLong("base64-json"),

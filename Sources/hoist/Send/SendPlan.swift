@@ -31,20 +31,23 @@ struct SendPlan {
     /// and the one request-building path, `Target.requests`, makes the requests.
     init(command: SendCommand, profile: Profile? = nil) throws {
         let items = try command.form.map(FormItem.parse)
-        let kinds = Self.bodyOptions(command, hasForm: !items.isEmpty)
+        let tus = command.target.tus || profile?.settings.transfer == .tus
+        // A tus upload sends each file alone: -F text is its metadata, not a body of its own.
+        let kinds = tus ? [] : Self.bodyOptions(command, hasForm: !items.isEmpty)
         guard kinds.count <= 1 else {
             throw BadInput(
                 "choose one kind of body: \(kinds.map(\.option).joined(separator: " and ")) cannot be combined")
         }
         let options = command.request
-        let flags = TargetSettings(
+        var flags = command.target.settings
+        flags = TargetSettings(
             url: command.url, method: options.method, bodyKind: kinds.first?.kind,
             expectations: options.expect.isEmpty ? nil : options.expect, messagePath: options.messagePath,
             retries: options.retries, concurrency: command.target.concurrency, timeout: options.timeout,
-            connectTimeout: options.connectTimeout, idleTimeout: options.idleTimeout,
-            entries: try options.headerEntries())
+            connectTimeout: options.connectTimeout, idleTimeout: options.idleTimeout, transfer: flags.transfer,
+            chunkSize: flags.chunkSize, parallelParts: flags.parallelParts, entries: try options.headerEntries())
         var settings = flags.over(profile?.settings ?? TargetSettings())
-        if settings.method == nil, command.uploadFile != nil { settings.method = .put }
+        if settings.method == nil, !command.uploadFiles.isEmpty { settings.method = .put }
         guard settings.url != nil else {
             if let profile {
                 throw BadInput("no URL: give one, or set url in profile \(String(reflecting: profile.name))")
@@ -57,10 +60,31 @@ struct SendPlan {
         let entries = settings.entries.filter { $0.kind == .header || !named.contains($0.name) }
 
         var payload = Payload()
-        if let document = command.jsonBody {
+        let uploads = try command.uploadFiles.map { pattern -> Payload.Item in
+            let matches = try Glob.files(matching: pattern)
+            guard !matches.isEmpty else {
+                // Not a pattern, or one that matched nothing: the file checks name what is wrong.
+                guard pattern.contains(where: { "*?[".contains($0) }) else {
+                    return .files([FileChoice(path: pattern, field: target.fileField)])
+                }
+                throw BadInput("-T \(pattern): no file matches")
+            }
+            return .files(matches.map { FileChoice(path: $0, field: target.fileField) })
+        }
+        if tus {
+            let others = [
+                command.jsonBody.map { _ in "--json" }, command.base64JSON.map { _ in "--base64-json" },
+                command.data.isEmpty && command.dataURLEncode.isEmpty ? nil : "-d",
+            ].compactMap { $0 }
+            guard others.isEmpty else {
+                throw BadInput(
+                    "--tus sends files (-T, --each); \(others.joined(separator: " and ")) cannot be used with it")
+            }
+            payload.items = try items.map { try $0.payloadItem() } + uploads
+        } else if let document = command.jsonBody {
             payload.document = try Self.jsonDocument(document)
-        } else if let path = command.uploadFile {
-            payload.items = [.files([FileChoice(path: path, field: target.fileField)])]
+        } else if !uploads.isEmpty {
+            payload.items = uploads
         } else if let spec = command.base64JSON {
             payload.items = try items.map { try $0.payloadItem() } + [.files([try Self.base64JSONFile(spec)])]
         } else if !command.data.isEmpty || !command.dataURLEncode.isEmpty {
@@ -85,7 +109,7 @@ struct SendPlan {
             hasForm && command.base64JSON == nil ? ("-F", .multipart) : nil,
             command.data.isEmpty && command.dataURLEncode.isEmpty ? nil : ("-d/--data-urlencode", .urlencoded),
             command.jsonBody == nil ? nil : ("--json", .json),
-            command.uploadFile == nil ? nil : ("-T", .raw),
+            command.uploadFiles.isEmpty ? nil : ("-T", .raw),
             command.base64JSON == nil ? nil : ("--base64-json", .base64JSON),
         ].compactMap { $0 }
     }
@@ -102,6 +126,10 @@ struct SendPlan {
             return
                 "\(from) (\(names.joined(separator: ", "))), which \(option ?? "this body") cannot send: use -F, -d or --base64-json"
         case .onlyTextParts: return "with --base64-json, -F may add text fields only (name=value)"
+        case .tusNeedsFile: return "nothing to send: with --tus, give the files with -T FILE or --each name=@GLOB"
+        case .tusTextOnly:
+            return "with --tus, each file (-T, --each) is one upload; -F may add metadata only (name=value)"
+        case .tusMetadataKey(let problem): return "-F: \(problem)"
         }
     }
 

@@ -22,6 +22,31 @@ struct TargetOptions: ParsableArguments {
     @Flag(name: [.customShort("k"), .customLong("insecure")], help: "Do not verify the server's TLS certificate.")
     var insecure = false
 
+    @Flag(
+        help: ArgumentHelp(
+            "The URL is a tus creation endpoint: each file (-T, --each) is a resumable upload; -F name=value is metadata."
+        ))
+    var tus = false
+
+    @Option(
+        name: .customLong("chunk-size"),
+        help: ArgumentHelp("Bytes per tus PATCH: 8M by default; K, M and G are binary units.", valueName: "size"),
+        transform: TargetValue.chunkSize)
+    var chunkSize: Int64?
+
+    @Option(
+        name: .customLong("parallel-parts"),
+        help: ArgumentHelp(
+            "Send each tus file as N partial uploads at once, joined by the server (concatenation).", valueName: "n"),
+        transform: TargetValue.parallelParts)
+    var parallelParts: Int?
+
+    /// What these options set in a target.
+    var settings: TargetSettings {
+        TargetSettings(
+            concurrency: concurrency, transfer: tus ? .tus : nil, chunkSize: chunkSize, parallelParts: parallelParts)
+    }
+
     /// The profile named by `--profile`, loaded and checked.
     func loadProfile() throws -> Profile? {
         try profile.map { try Profile.load($0) }

@@ -34,7 +34,7 @@ struct TUICommand: AsyncParsableCommand {
             url = nil
         }
         let loaded = try target.loadProfile()
-        var flags = TargetSettings(concurrency: target.concurrency)
+        var flags = target.settings
         if let url {
             flags.url = try checked("URL") { () throws(TargetValueError) in try TargetValue.url(url) }
         }

@@ -1,0 +1,333 @@
+import FormData
+import Foundation
+
+/// A tus 1.0 upload with no I/O: answers in, the next exchange out. The
+/// engine runs one attempt of the task as a series of exchanges (`OPTIONS`
+/// once, `POST` to create, `HEAD` to learn the offset, `PATCH` per chunk)
+/// and keeps this machine across attempts, so a retry, or another process
+/// given the checkpoint, goes on from the server's offset, never from 0
+/// unless the server lost the upload.
+struct TusUploadStateMachine: Sendable {
+    struct Step: Sendable, Hashable {
+        /// A new durable state, for the journal.
+        var checkpoint: TusCheckpoint?
+        /// What the user should know, e.g. that the server lost the upload.
+        var note: String?
+        var next: Next
+    }
+
+    enum Next: Sendable, Hashable {
+        case send(TusExchange)
+        /// Every byte is on the server; the last answer is the task's.
+        case done
+        /// The attempt failed; the task's retry policy decides what follows.
+        case fail(UploadFailure)
+    }
+
+    enum Event: Sendable {
+        /// An attempt begins; `file` is the file as stat sees it now.
+        case start(file: FileSnapshot)
+        case answered(status: Int, headers: [HeaderField])
+        /// The exchange got no answer (reset, timeout, refused).
+        case failed(UploadFailure)
+    }
+
+    /// Chunks never shrink below this after 413s.
+    static let smallestChunk: Int64 = 16 << 10
+    /// 409s or 460s in a row before the attempt gives up.
+    static let patience = 3
+
+    let endpoint: String
+    let path: String
+    let metadata: String
+    let settings: TusSettings
+    private(set) var server: TusServerCapabilities?
+    private(set) var upload: TusCheckpoint?
+    /// Whether `upload.offset` is what the server holds now; false after a
+    /// fault, so the next exchange is a `HEAD`.
+    private(set) var offsetKnown = false
+    private(set) var chunkSize: Int64
+    /// The offset the current attempt went on from, when it did not start at 0.
+    private(set) var resumedFrom: Int64?
+    private var file: FileSnapshot?
+    /// The exchange sent and not answered yet.
+    private(set) var pending: TusExchange?
+    private var conflicts = 0
+    private var mismatches = 0
+    private var restarted = false
+    private var headsThisAttempt = 0
+
+    init(endpoint: String, path: String, metadata: [HeaderField], settings: TusSettings, checkpoint: TusCheckpoint?) {
+        self.endpoint = endpoint
+        self.path = path
+        self.metadata = TusMetadata.encode(metadata)
+        self.settings = settings
+        self.upload = checkpoint
+        self.file = checkpoint?.file
+        self.chunkSize = max(Self.smallestChunk, settings.chunkSize)
+    }
+
+    /// The bytes the server is known to hold.
+    var offset: Int64 { upload?.offset ?? 0 }
+
+    mutating func handle(_ event: Event) -> Step {
+        switch event {
+        case .start(let current):
+            pending = nil
+            conflicts = 0
+            mismatches = 0
+            restarted = false
+            headsThisAttempt = 0
+            resumedFrom = nil
+            offsetKnown = false
+            if let upload, let detail = upload.file.change(to: current) {
+                return fail(
+                    .input(
+                        .fileChanged(
+                            field: "tus", path: path,
+                            detail: detail
+                                + " since its tus upload was created, so it is not appended to \(upload.uploadURL); stage it again to upload it anew"
+                        )))
+            }
+            if upload == nil { file = current }
+            return next()
+        case .answered(let status, let headers):
+            guard let exchange = pending else { return fail(.other("tus: an answer came with no request")) }
+            pending = nil
+            return answered(exchange, status: status, headers: headers)
+        case .failed(let failure):
+            if let exchange = pending, exchange.kind == .patch || exchange.kind == .create { offsetKnown = false }
+            pending = nil
+            return fail(failure)
+        }
+    }
+
+    /// The `DELETE` that ends the upload on the server, when it offers termination.
+    func termination() -> TusExchange? {
+        guard let upload, server?.offers("termination") ?? false else { return nil }
+        return TusExchange(kind: .terminate, url: upload.uploadURL, headers: Self.resumable, chunk: nil, checksum: nil)
+    }
+
+    // MARK: - What to send next
+
+    private static let resumable = [HeaderField("Tus-Resumable", "1.0.0")]
+    private static let offsetStream = HeaderField("Content-Type", "application/offset+octet-stream")
+
+    private mutating func next() -> Step {
+        guard let server else {
+            return send(TusExchange(kind: .discover, url: endpoint, headers: [], chunk: nil, checksum: nil))
+        }
+        guard let upload else { return create(server) }
+        guard offsetKnown else {
+            return send(
+                TusExchange(kind: .head, url: upload.uploadURL, headers: Self.resumable, chunk: nil, checksum: nil))
+        }
+        if upload.offset >= upload.length { return Step(next: .done) }
+        let chunk = upload.offset..<min(upload.offset + chunkSize, upload.length)
+        let checksum =
+            settings.checksum && server.offers("checksum")
+            ? TusChecksumAlgorithm.choose(offered: server.checksumAlgorithms) : nil
+        return send(
+            TusExchange(
+                kind: .patch, url: upload.uploadURL,
+                headers: Self.resumable + [HeaderField("Upload-Offset", String(upload.offset)), Self.offsetStream],
+                chunk: chunk, checksum: checksum))
+    }
+
+    private mutating func create(_ server: TusServerCapabilities) -> Step {
+        guard server.offers("creation") else {
+            return fail(
+                .protocolError(
+                    "the tus server at \(endpoint) does not offer the creation extension (Tus-Extension: \(server.extensions.sorted().joined(separator: ",")))"
+                ))
+        }
+        let length = file?.size ?? 0
+        var headers = Self.resumable + [HeaderField("Upload-Length", String(length))]
+        if !metadata.isEmpty { headers.append(HeaderField("Upload-Metadata", metadata)) }
+        var chunk: Range<Int64>?
+        if server.offers("creation-with-upload"), length > 0 {
+            headers.append(Self.offsetStream)
+            chunk = 0..<min(chunkSize, length)
+        }
+        return send(TusExchange(kind: .create, url: endpoint, headers: headers, chunk: chunk, checksum: nil))
+    }
+
+    private mutating func send(_ exchange: TusExchange) -> Step {
+        pending = exchange
+        return Step(next: .send(exchange))
+    }
+
+    private func fail(_ failure: UploadFailure) -> Step {
+        Step(next: .fail(failure))
+    }
+
+    // MARK: - Answers
+
+    private mutating func answered(_ exchange: TusExchange, status: Int, headers: [HeaderField]) -> Step {
+        let ok = (200..<300).contains(status)
+        if status == 412 {
+            let versions = headers.value(of: "Tus-Version") ?? "another version"
+            return fail(.httpStatus(412, message: "the server speaks tus \(versions); hoist speaks 1.0.0"))
+        }
+        switch exchange.kind {
+        case .discover:
+            // A server that does not answer OPTIONS still gets the core protocol.
+            let capabilities = ok ? TusServerCapabilities(headers: headers) : .assumed
+            if !capabilities.versions.isEmpty, !capabilities.versions.contains("1.0.0") {
+                return fail(
+                    .protocolError(
+                        "the server speaks tus \(capabilities.versions.joined(separator: ", ")); hoist speaks 1.0.0"))
+            }
+            let length = upload?.length ?? file?.size ?? 0
+            if let max = capabilities.maxSize, length > max {
+                return fail(.protocolError(Self.tooLarge(length, max: max)))
+            }
+            server = capabilities
+            return next()
+        case .create:
+            return created(exchange, status: status, headers: headers)
+        case .head:
+            guard ok else { return lost(status) ?? unexpected(status) }
+            guard var upload, let offset = headers.value(of: "Upload-Offset").flatMap({ Int64($0.trimmingSpaces) }),
+                offset >= 0
+            else { return fail(.protocolError("the server's HEAD answer has no Upload-Offset")) }
+            if let length = headers.value(of: "Upload-Length").flatMap({ Int64($0.trimmingSpaces) }),
+                length != upload.length
+            {
+                return fail(
+                    .protocolError(
+                        "the upload on the server is \(length) bytes long and the file \(upload.length); not appended"))
+            }
+            guard offset <= upload.length else {
+                return fail(.protocolError("the server says it holds \(offset) bytes of \(upload.length)"))
+            }
+            headsThisAttempt += 1
+            if headsThisAttempt == 1, offset > 0, !restarted { resumedFrom = offset }
+            upload.offset = offset
+            self.upload = upload
+            offsetKnown = true
+            return Step(checkpoint: upload, next: next().next)
+        case .patch:
+            return patched(exchange, status: status, headers: headers)
+        case .terminate:
+            return Step(next: .done)
+        }
+    }
+
+    private mutating func created(_ exchange: TusExchange, status: Int, headers: [HeaderField]) -> Step {
+        guard (200..<300).contains(status) else {
+            if status == 413 {
+                let length = file?.size ?? 0
+                return fail(
+                    .httpStatus(
+                        413,
+                        message: server?.maxSize.map { Self.tooLarge(length, max: $0) } ?? "the file is \(length) bytes"
+                    ))
+            }
+            return unexpected(status)
+        }
+        guard let location = headers.value(of: "Location"), let url = Self.resolve(location, against: endpoint) else {
+            return fail(.protocolError("the server created the upload but its answer has no usable Location"))
+        }
+        var offset: Int64 = 0
+        offsetKnown = true
+        if exchange.chunk != nil {
+            // creation-with-upload: the answer says how much of the first chunk it kept.
+            if let kept = headers.value(of: "Upload-Offset").flatMap({ Int64($0.trimmingSpaces) }) {
+                offset = kept
+            } else {
+                offsetKnown = false
+            }
+        }
+        let upload = TusCheckpoint(uploadURL: url, offset: offset, length: file?.size ?? 0, file: file!)
+        self.upload = upload
+        return Step(checkpoint: upload, next: next().next)
+    }
+
+    private mutating func patched(_ exchange: TusExchange, status: Int, headers: [HeaderField]) -> Step {
+        let chunk = exchange.chunk ?? 0..<0
+        switch status {
+        case 200..<300:
+            guard var upload else { return fail(.other("tus: a PATCH answer with no upload")) }
+            let offset = headers.value(of: "Upload-Offset").flatMap { Int64($0.trimmingSpaces) } ?? chunk.upperBound
+            guard offset >= upload.offset, offset <= upload.length else {
+                return fail(
+                    .protocolError("the server answered the PATCH at \(upload.offset) with Upload-Offset \(offset)"))
+            }
+            upload.offset = offset
+            self.upload = upload
+            conflicts = 0
+            mismatches = 0
+            return Step(checkpoint: upload, next: next().next)
+        case 409:
+            conflicts += 1
+            guard conflicts <= Self.patience else {
+                return fail(.httpStatus(409, message: "the server's offset kept disagreeing with hoist's"))
+            }
+            offsetKnown = false
+            return Step(note: "the server's offset differed (HTTP 409); asked it again", next: next().next)
+        case 460:
+            mismatches += 1
+            guard mismatches <= Self.patience else {
+                return fail(
+                    .httpStatus(
+                        460,
+                        message:
+                            "the checksum of bytes \(chunk.lowerBound)–\(chunk.upperBound) did not match \(Self.patience + 1) times in a row"
+                    ))
+            }
+            return Step(
+                note:
+                    "the server found a checksum mismatch (HTTP 460); sent bytes \(chunk.lowerBound)–\(chunk.upperBound) again",
+                next: send(exchange).next)
+        case 413:
+            let size = Int64(chunk.count)
+            guard size > Self.smallestChunk else {
+                return fail(.httpStatus(413, message: "even a \(size)-byte chunk is too large for the server"))
+            }
+            chunkSize = max(Self.smallestChunk, size / 2)
+            offsetKnown = false
+            return Step(
+                note:
+                    "the server refused a \(size)-byte chunk as too large (HTTP 413); chunks are now \(chunkSize) bytes",
+                next: next().next)
+        case 415:
+            return fail(.httpStatus(415, message: "the server refused Content-Type application/offset+octet-stream"))
+        default:
+            return lost(status) ?? unexpected(status)
+        }
+    }
+
+    /// 404, 410 or 403 for an upload that existed: the server no longer has
+    /// it, so it starts again from 0, once per attempt.
+    private mutating func lost(_ status: Int) -> Step? {
+        guard [403, 404, 410].contains(status) else { return nil }
+        guard !restarted else {
+            return fail(.httpStatus(status, message: "the server lost the tus upload again"))
+        }
+        restarted = true
+        upload = nil
+        offsetKnown = false
+        resumedFrom = nil
+        let note =
+            "the server no longer has the upload (HTTP \(status) \(HTTPStatusText.reason(status))); starting again from byte 0"
+        return Step(note: note, next: next().next)
+    }
+
+    private mutating func unexpected(_ status: Int) -> Step {
+        offsetKnown = false
+        return fail(.httpStatus(status, message: nil))
+    }
+
+    private static func tooLarge(_ length: Int64, max: Int64) -> String {
+        "the file is \(length) bytes and the server takes at most \(max) (Tus-Max-Size)"
+    }
+
+    /// A `Location` may be relative to the creation URL.
+    static func resolve(_ location: String, against base: String) -> String? {
+        guard let url = URL(string: location.trimmingSpaces, relativeTo: URL(string: base)),
+            let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https"
+        else { return nil }
+        return url.absoluteString
+    }
+}

@@ -1,0 +1,206 @@
+import Crypto
+import Dispatch
+import FormData
+import Foundation
+import NIOCore
+
+/// A tus task's attempt, on `queue`: the driver (`TusUploadStateMachine`)
+/// says which exchange comes next, the transport sends it, and its answer
+/// goes back to the driver, until every byte is on the server or the
+/// attempt fails. Each new offset is a checkpoint for the monitors.
+extension UploadEngine {
+    func startTus(_ id: TaskID, attempt number: Int) {
+        guard let record = records[id] else { return }
+        let request = record.snapshot.request
+        guard case .tus(let settings) = request.transfer, case .rawFile(let path, _) = request.body else {
+            return finishTus(id, attempt: number, .failure(.other("a tus upload sends one file as its body")))
+        }
+        let file: FileSnapshot
+        do {
+            file = try FileRegion.wholeFile(path: path, field: "tus").snapshot
+        } catch {
+            return finishTus(id, attempt: number, .failure(.input(error)))
+        }
+        if record.tus == nil {
+            var checkpoint: TusCheckpoint?
+            if case .tus(let saved)? = record.snapshot.checkpoint { checkpoint = saved }
+            record.tus = TusUploadStateMachine(
+                endpoint: request.url, path: path, metadata: settings.metadata, settings: settings,
+                checkpoint: checkpoint)
+        }
+        record.tusResponse = nil
+        record.attemptStartOffset = record.tus!.offset
+        record.snapshot.note = nil
+        record.snapshot.progress.totalBytes = record.tus!.upload?.length ?? file.size
+        record.attemptMachine = UploadAttemptStateMachine(
+            number: number, totalBytes: record.snapshot.progress.totalBytes, request: request)
+        perform(id, attempt: number, record.tus!.handle(.start(file: file)))
+    }
+
+    /// Sends `DELETE` for a cancelled tus upload when the server offers
+    /// termination, and forgets the upload so a retry creates a new one.
+    func terminateTus(_ id: TaskID) {
+        guard let record = records[id], let exchange = record.tus?.termination() else { return }
+        record.tus = nil
+        record.snapshot.checkpoint = nil
+        let request = record.snapshot.request
+        _ = transport.exchange(
+            method: exchange.method, url: exchange.url, headers: headers(for: exchange, request: request),
+            body: nil, timeouts: request.timeouts,
+            callbacks: .init(progress: { _ in }, bodySent: { _ in }, responseStarted: { _ in }, completed: { _ in }))
+    }
+
+    /// `answer` names the exchange whose answer led to `step`.
+    private func perform(
+        _ id: TaskID, attempt number: Int, _ step: TusUploadStateMachine.Step, answer: TusExchange.Kind? = nil
+    ) {
+        guard isCurrent(id, attempt: number), let record = records[id], let machine = record.tus else { return }
+        var changed = false
+        if let note = step.note {
+            record.snapshot.note = note
+            changed = true
+        }
+        if record.snapshot.resumedFrom != machine.resumedFrom {
+            record.snapshot.resumedFrom = machine.resumedFrom
+            changed = true
+        }
+        if let checkpoint = step.checkpoint {
+            record.snapshot.checkpoint = .tus(checkpoint)
+            if answer != .patch { record.meter.rebase(bytes: checkpoint.offset, at: .now) }
+            updateProgress(record, sent: checkpoint.offset)
+            emit(.checkpoint(record.snapshot))
+        } else if machine.upload == nil, record.snapshot.progress.bytesSent > 0 {
+            // The server lost the upload: the bar goes back to 0.
+            record.meter.rebase(bytes: 0, at: .now)
+            updateProgress(record, sent: 0)
+            emit(.stateChanged(record.snapshot))
+        } else if changed {
+            emit(.stateChanged(record.snapshot))
+        }
+        switch step.next {
+        case .send(let exchange): send(exchange, id: id, attempt: number)
+        case .done: finishTus(id, attempt: number, .success(record.tusResponse))
+        case .fail(let failure): finishTus(id, attempt: number, .failure(failure))
+        }
+    }
+
+    private func send(_ exchange: TusExchange, id: TaskID, attempt number: Int) {
+        guard let record = records[id], let machine = record.tus else { return }
+        let request = record.snapshot.request
+        let headers = headers(for: exchange, request: request)
+        let base = exchange.chunk?.lowerBound ?? machine.offset
+        let callbacks = HTTPTransport.Callbacks(
+            progress: { bytes in self.queue.async { self.tusProgress(id, attempt: number, sent: base + bytes) } },
+            bodySent: { bytes in self.queue.async { self.tusProgress(id, attempt: number, sent: base + bytes) } },
+            responseStarted: { _ in },
+            completed: { outcome in self.queue.async { self.answered(id, attempt: number, outcome: outcome) } }
+        )
+        guard let chunk = exchange.chunk, let file = machine.upload?.file ?? fileSnapshot(record) else {
+            record.attempt = transport.exchange(
+                method: exchange.method, url: exchange.url, headers: headers, body: nil, timeouts: request.timeouts,
+                callbacks: callbacks)
+            return
+        }
+        let region = FileRegion(
+            path: machine.path, field: "tus", offset: chunk.lowerBound, length: Int64(chunk.count), snapshot: file)
+        let body = RequestBody(contentType: "application/offset+octet-stream", segments: [.file(region)])
+        guard let algorithm = exchange.checksum else {
+            record.attempt = transport.exchange(
+                method: exchange.method, url: exchange.url, headers: headers, body: body, timeouts: request.timeouts,
+                callbacks: callbacks)
+            return
+        }
+        // The checksum goes in a header, before the body: read the chunk once,
+        // hash it, and send those bytes.
+        let pending = HTTPTransport.Attempt()
+        record.attempt = pending
+        DispatchQueue.global().async {
+            let whole: ByteBuffer
+            do {
+                whole = try BodyStreamer.readWhole(body)
+            } catch let error as FormDataError {
+                return callbacks.fail(.input(error))
+            } catch {
+                return callbacks.fail(.other("\(error)"))
+            }
+            let checksum = HeaderField("Upload-Checksum", algorithm.rawValue + " " + Self.digest(whole, algorithm))
+            self.queue.async {
+                guard self.isCurrent(id, attempt: number), self.records[id]?.attempt === pending else { return }
+                self.records[id]?.attempt = self.transport.exchange(
+                    method: exchange.method, url: exchange.url, headers: headers + [checksum], body: body, whole: whole,
+                    timeouts: request.timeouts, callbacks: callbacks)
+            }
+        }
+    }
+
+    /// The user's headers, then the protocol's (which win over a user's of the same name).
+    private func headers(for exchange: TusExchange, request: UploadRequest) -> [HeaderField] {
+        let own = Set(exchange.headers.map { $0.name.lowercased() } + ["content-type"])
+        return request.headers.filter { !own.contains($0.name.lowercased()) } + exchange.headers
+    }
+
+    private func fileSnapshot(_ record: TaskRecord) -> FileSnapshot? {
+        guard case .rawFile(let path, _) = record.snapshot.request.body else { return nil }
+        return FileSnapshot(path: path)
+    }
+
+    private func tusProgress(_ id: TaskID, attempt number: Int, sent: Int64) {
+        guard isCurrent(id, attempt: number), let record = records[id] else { return }
+        updateProgress(record, sent: sent)
+        emit(.progress(record.snapshot))
+    }
+
+    private func answered(_ id: TaskID, attempt number: Int, outcome: HTTPTransport.Outcome) {
+        guard isCurrent(id, attempt: number), let record = records[id], record.tus != nil else { return }
+        record.attempt = nil
+        var kind: TusExchange.Kind?
+        let step: TusUploadStateMachine.Step
+        switch outcome.result {
+        case .success(let response):
+            record.tusResponse = response
+            record.tusRetryAfter = outcome.retryAfter
+            kind = record.tus!.pending?.kind
+            step = record.tus!.handle(.answered(status: response.status, headers: response.headers))
+        case .failure(let failure):
+            step = record.tus!.handle(.failed(failure))
+        }
+        perform(id, attempt: number, step, answer: kind)
+    }
+
+    /// Ends the attempt as the task's state machine sees attempts: a retry
+    /// goes on from the checkpoint. An attempt that moved the offset counts
+    /// as the first of its run, so a long upload on a flaky link is not
+    /// given up after `retries` faults spread over hours.
+    private func finishTus(_ id: TaskID, attempt number: Int, _ result: Result<UploadResponse?, UploadFailure>) {
+        guard let record = records[id] else { return }
+        let offset = record.tus?.offset ?? 0
+        if offset > record.attemptStartOffset { record.tusStalls = 0 }
+        record.attemptMachine = UploadAttemptStateMachine(
+            number: record.tusStalls + 1, totalBytes: record.snapshot.progress.totalBytes,
+            request: record.snapshot.request)
+        let final: Result<UploadResponse, UploadFailure>
+        switch result {
+        case .success(let response?): final = .success(response)
+        case .success(nil): final = .failure(.protocolError("the tus upload ended with no answer"))
+        case .failure(let failure): final = .failure(failure)
+        }
+        if case .failure = final { record.tusStalls += 1 }
+        completed(
+            id, attempt: number,
+            outcome: HTTPTransport.Outcome(
+                result: final, bytesSent: offset, answeredEarly: false, requestFullySent: true,
+                retryAfter: record.tusRetryAfter))
+    }
+
+    static func digest(_ buffer: ByteBuffer, _ algorithm: TusChecksumAlgorithm) -> String {
+        buffer.withUnsafeReadableBytes { bytes in
+            switch algorithm {
+            case .md5: return Data(Insecure.MD5.hash(data: bytes)).base64EncodedString()
+            case .sha1: return Data(Insecure.SHA1.hash(data: bytes)).base64EncodedString()
+            case .sha256: return Data(SHA256.hash(data: bytes)).base64EncodedString()
+            case .sha384: return Data(SHA384.hash(data: bytes)).base64EncodedString()
+            case .sha512: return Data(SHA512.hash(data: bytes)).base64EncodedString()
+            }
+        }
+    }
+}
