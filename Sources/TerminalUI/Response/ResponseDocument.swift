@@ -58,8 +58,9 @@ public struct ResponseDocument: Sendable {
             bodyStart = lines.count
             return
         }
+        lines = Self.transferLines(task)
         guard let response = task.response else {
-            lines = Self.noResponse(task)
+            lines += Self.noResponse(task)
             bodyStart = lines.count
             return
         }
@@ -82,6 +83,20 @@ public struct ResponseDocument: Sendable {
 
     static func note(_ text: String) -> Line {
         Line(spans: [Span(text, Style.plain.dimmed)])
+    }
+
+    /// A resumable transfer: where it lives on the server, where it went
+    /// on from, and what its driver had to say.
+    static func transferLines(_ task: TaskSnapshot) -> [Line] {
+        var lines: [Line] = []
+        if let checkpoint = task.checkpoint {
+            let held = Format.bytes(checkpoint.offset) + " of " + Format.bytes(task.progress.totalBytes ?? 0)
+            lines.append(note("tus upload " + ResponseText.displayable(Secrets.displayURL(checkpoint.uploadURL))))
+            lines.append(note("the server holds " + held))
+        }
+        if let from = task.resumedFrom { lines.append(note("resumed at " + Format.bytes(from) + ", not from 0")) }
+        if let text = task.note { lines.append(Line(spans: [Span(ResponseText.displayable(text), Style.fg(.yellow))])) }
+        return lines
     }
 
     static func noResponse(_ task: TaskSnapshot) -> [Line] {

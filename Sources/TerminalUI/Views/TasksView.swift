@@ -98,17 +98,27 @@ enum TasksView {
         case .interrupted: nameStyle = .fg(.magenta)
         default: nameStyle = .plain
         }
-        x +=
-            grid.put(
-                TextWidth.fit(task.request.displayName, toColumns: columns.name), x: x, y: y, style: nameStyle,
-                clip: rect) + 1
+        let name = task.request.displayName
+        let nameWidth = TextWidth.columns(of: name)
+        let nameEnd = x + columns.name
+        x += grid.put(TextWidth.fit(name, toColumns: columns.name), x: x, y: y, style: nameStyle, clip: rect)
+        if let resumed = resumeText(task), nameWidth + 2 + TextWidth.columns(of: resumed) <= columns.name {
+            grid.put("  " + resumed, x: x, y: y, style: Style.fg(.blue), clip: rect)
+        }
+        x = nameEnd + 1
         let fraction = task.state == .succeeded && progress.totalBytes == nil ? 1 : progress.fraction
         if columns.bar > 0 {
             let barStyle: Style =
                 task.state == .succeeded ? .fg(.green) : task.state.isFinished ? .fg(.red) : .fg(.cyan)
             x += grid.put("[", x: x, y: y, style: Style.plain.dimmed, clip: rect)
             let filled = Int(((fraction ?? 0) * Double(columns.bar)).rounded(.down))
-            x += grid.put(String(repeating: "█", count: filled), x: x, y: y, style: barStyle, clip: rect)
+            // What the server already had when the upload went on is drawn apart.
+            var resumed = 0
+            if let from = task.resumedFrom, let total = progress.totalBytes, total > 0 {
+                resumed = min(filled, Int((Double(from) / Double(total) * Double(columns.bar)).rounded(.down)))
+            }
+            x += grid.put(String(repeating: "▓", count: resumed), x: x, y: y, style: Style.fg(.blue), clip: rect)
+            x += grid.put(String(repeating: "█", count: filled - resumed), x: x, y: y, style: barStyle, clip: rect)
             x += grid.put(
                 String(repeating: "░", count: columns.bar - filled), x: x, y: y, style: Style.plain.dimmed, clip: rect)
             x += grid.put("] ", x: x, y: y, style: Style.plain.dimmed, clip: rect)
@@ -142,6 +152,16 @@ enum TasksView {
         if columns.attempts, task.attempts > 1 {
             grid.put(" ×\(task.attempts)", x: x, y: y, style: Style.fg(.yellow), clip: rect)
         }
+    }
+
+    /// "resumed at 2.90 GiB": a resumable upload that went on from the
+    /// server's offset, or that can (interrupted, with a checkpoint).
+    static func resumeText(_ task: TaskSnapshot) -> String? {
+        if let from = task.resumedFrom { return "resumed at " + Format.bytes(from) }
+        if task.isInterrupted, let checkpoint = task.checkpoint, checkpoint.offset > 0 {
+            return "resumes at " + Format.bytes(checkpoint.offset)
+        }
+        return nil
     }
 
     /// ETA while sending; otherwise a word for where the task is.

@@ -115,7 +115,7 @@ struct TusUploadStateMachine: Sendable {
 
     private mutating func next() -> Step {
         guard let server else {
-            return send(TusExchange(kind: .discover, url: endpoint, headers: [], chunk: nil, checksum: nil))
+            return send(TusExchange(kind: .discover, url: endpoint, headers: Self.resumable, chunk: nil, checksum: nil))
         }
         guard let upload else { return create(server) }
         guard offsetKnown else {
@@ -171,8 +171,9 @@ struct TusUploadStateMachine: Sendable {
         }
         switch exchange.kind {
         case .discover:
-            // A server that does not answer OPTIONS still gets the core protocol.
-            let capabilities = ok ? TusServerCapabilities(headers: headers) : .assumed
+            // A server that does not answer OPTIONS (or not as tus) still gets the core protocol.
+            let tus = ok && headers.value(of: "Tus-Version") != nil
+            let capabilities = tus ? TusServerCapabilities(headers: headers) : .assumed
             if !capabilities.versions.isEmpty, !capabilities.versions.contains("1.0.0") {
                 return fail(
                     .protocolError(

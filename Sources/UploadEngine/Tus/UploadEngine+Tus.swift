@@ -32,6 +32,9 @@ extension UploadEngine {
         record.attemptStartOffset = record.tus!.offset
         record.snapshot.note = nil
         record.snapshot.progress.totalBytes = record.tus!.upload?.length ?? file.size
+        // The bar starts where the server was last known to be, not at 0.
+        record.snapshot.progress.bytesSent = record.tus!.offset
+        record.meter.rebase(bytes: record.tus!.offset, at: .now)
         record.attemptMachine = UploadAttemptStateMachine(
             number: number, totalBytes: record.snapshot.progress.totalBytes, request: request)
         perform(id, attempt: number, record.tus!.handle(.start(file: file)))

@@ -38,6 +38,9 @@ enum ResultLine {
             .init("answered_early", .bool(task.answeredEarly)),
             .init("error", errorText(task).map(JSONValue.string) ?? .null),
             .init("message", task.failure?.serverMessage.map(JSONValue.string) ?? .null),
+            // A resumable transfer: where it lives and what the server already had.
+            .init("upload_url", task.checkpoint.map { .string(Secrets.displayURL($0.uploadURL)) } ?? .null),
+            .init("resumed_from", task.resumedFrom.map { .number("\($0)") } ?? .null),
         ]
     }
 
