@@ -187,3 +187,60 @@ import Testing
         #expect(peer.storedFiles().values.map { sha256($0) }.contains(file.sha))
     }
 }
+
+/// One file as partial uploads joined by the server (concatenation).
+@Suite(.serialized) struct TusParallelPartsTests {
+    let files = TemporaryDirectory()
+
+    func request(_ url: String, path: String, parts: Int, chunk: Int64 = 256 << 10) -> UploadRequest {
+        UploadRequest(
+            url: url, body: .rawFile(path: path), retry: fastRetry, label: baseName(of: path),
+            transfer: .tus(
+                TusSettings(
+                    chunkSize: chunk, parallelParts: parts, metadata: [HeaderField("filename", baseName(of: path))])))
+    }
+
+    @Test func partsGoAtOnceAndTheServerJoinsThemInOrder() async throws {
+        let peer = try await TusPeer.resumableUpload()
+        var generator = SeededGenerator(state: 77)
+        let bytes = randomBytes(5_000_001, using: &generator)
+        let path = files.file("parts.bin", bytes)
+        let events = EventLog()
+        let engine = UploadEngine(configuration: .init(concurrency: 1, environment: [:]), monitors: [events])
+        let id = try engine.add(request(peer.creationURL, path: path, parts: 3))
+        let done = try #require(await engine.result(of: id))
+        await engine.shutdown()
+        #expect(done.state == .succeeded, "\(done.state)")
+        #expect(done.response?.status == 201)
+        #expect(done.progress.bytesSent == 5_000_001)
+        guard case .tusParts(let saved)? = done.checkpoint else {
+            Issue.record("expected a parts checkpoint, got \(String(describing: done.checkpoint))")
+            return
+        }
+        #expect(saved.ranges.count == 3)
+        #expect(saved.ranges.first?.lowerBound == 0 && saved.ranges.last?.upperBound == 5_000_001)
+        #expect(saved.parts.allSatisfy { $0?.offset == $0?.length })
+        let final = try #require(saved.finalURL)
+        #expect(done.checkpoint?.uploadURL == final)
+        // The joined upload is the file, byte for byte.
+        let head = try await Subprocess.run(
+            "/usr/bin/env", ["curl", "-sI", "-H", "Tus-Resumable: 1.0.0", final], timeout: .seconds(30))
+        #expect(String(decoding: head.stdout, as: UTF8.self).contains("Upload-Length: 5000001"))
+        #expect(peer.storedFiles().values.map { sha256($0) }.contains(sha256(bytes)))
+    }
+
+    @Test func withoutConcatenationItSaysSoAndSendsOneUpload() async throws {
+        let peer = try await TusPeer.aiohttpTus(maxBody: 1 << 20)
+        var generator = SeededGenerator(state: 78)
+        let bytes = randomBytes(900_000, using: &generator)
+        let path = files.file("one.bin", bytes)
+        let events = EventLog()
+        let engine = UploadEngine(configuration: .init(concurrency: 1, environment: [:]), monitors: [events])
+        let id = try engine.add(request(peer.creationURL, path: path, parts: 4))
+        let done = try #require(await engine.result(of: id))
+        await engine.shutdown()
+        #expect(done.state == .succeeded, "\(done.state)")
+        #expect(events.snapshots(of: id).contains { $0.note?.contains("does not offer tus concatenation") == true })
+        #expect(peer.storedFiles().values.map { sha256($0) }.contains(sha256(bytes)))
+    }
+}

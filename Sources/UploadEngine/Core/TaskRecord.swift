@@ -20,7 +20,9 @@ final class TaskRecord {
     var prepared: RequestBody?
     /// A tus task's driver, kept across attempts: it knows the upload URL
     /// and the server's offset.
-    var tus: TusUploadStateMachine?
+    var tus: TusTransferStateMachine?
+    /// Bytes written by each lane's exchange under way, not yet confirmed.
+    var tusInFlight: [Int: Int64] = [:]
     /// The answer to the tus driver's latest exchange: the task's response when it ends.
     var tusResponse: UploadResponse?
     var tusRetryAfter: Duration?

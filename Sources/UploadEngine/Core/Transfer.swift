@@ -55,19 +55,39 @@ public struct TusSettings: Sendable, Hashable, Codable {
 /// `UploadEngine.restore` takes it back.
 public enum TransferCheckpoint: Sendable, Hashable, Codable {
     case tus(TusCheckpoint)
+    /// One file sent as partial tus uploads, joined by concatenation.
+    case tusParts(TusPartsCheckpoint)
 
     /// Bytes the server is known to hold.
     public var offset: Int64 {
         switch self {
         case .tus(let tus): return tus.offset
+        case .tusParts(let parts): return parts.parts.reduce(0) { $0 + ($1?.offset ?? 0) }
         }
     }
 
-    /// Where the upload lives on the server.
+    /// Where the upload lives on the server: the final upload's URL once
+    /// the parts are joined, before that the first part's.
     public var uploadURL: String {
         switch self {
         case .tus(let tus): return tus.uploadURL
+        case .tusParts(let parts): return parts.finalURL ?? parts.parts.lazy.compactMap { $0?.uploadURL }.first ?? ""
         }
+    }
+}
+
+/// Partial uploads of one file: which bytes each carries, how far each got,
+/// and the final upload once the server joined them.
+public struct TusPartsCheckpoint: Sendable, Hashable, Codable {
+    public var ranges: [Range<Int64>]
+    /// `nil` for a part not created yet.
+    public var parts: [TusCheckpoint?]
+    public var finalURL: String?
+
+    public init(ranges: [Range<Int64>], parts: [TusCheckpoint?], finalURL: String? = nil) {
+        self.ranges = ranges
+        self.parts = parts
+        self.finalURL = finalURL
     }
 }
 

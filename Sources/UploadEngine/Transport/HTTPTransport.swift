@@ -47,9 +47,18 @@ final class HTTPTransport: Sendable {
             if cancelled.withLockedValue({ $0 }) { task.cancel() }
         }
 
+        private let children = NIOLockedValueBox<[Attempt]>([])
+
         func cancel() {
             cancelled.withLockedValue { $0 = true }
             task.withLockedValue { $0 }?.cancel()
+            for child in children.withLockedValue({ $0 }) { child.cancel() }
+        }
+
+        /// Makes `child` (one exchange of a transfer of several) end with this attempt.
+        func adopt(_ child: Attempt) {
+            children.withLockedValue { $0.append(child) }
+            if cancelled.withLockedValue({ $0 }) { child.cancel() }
         }
     }
 

@@ -41,6 +41,9 @@ struct TusUploadStateMachine: Sendable {
     let path: String
     let metadata: String
     let settings: TusSettings
+    /// The bytes of the file this upload carries when it is one partial
+    /// upload of several (concatenation); `nil` for the whole file.
+    let part: Range<Int64>?
     private(set) var server: TusServerCapabilities?
     private(set) var upload: TusCheckpoint?
     /// Whether `upload.offset` is what the server holds now; false after a
@@ -57,11 +60,16 @@ struct TusUploadStateMachine: Sendable {
     private var restarted = false
     private var headsThisAttempt = 0
 
-    init(endpoint: String, path: String, metadata: [HeaderField], settings: TusSettings, checkpoint: TusCheckpoint?) {
+    init(
+        endpoint: String, path: String, metadata: [HeaderField], settings: TusSettings, checkpoint: TusCheckpoint?,
+        part: Range<Int64>? = nil, server: TusServerCapabilities? = nil
+    ) {
         self.endpoint = endpoint
         self.path = path
         self.metadata = TusMetadata.encode(metadata)
         self.settings = settings
+        self.part = part
+        self.server = server
         self.upload = checkpoint
         self.file = checkpoint?.file
         self.chunkSize = max(Self.smallestChunk, settings.chunkSize)
@@ -69,6 +77,14 @@ struct TusUploadStateMachine: Sendable {
 
     /// The bytes the server is known to hold.
     var offset: Int64 { upload?.offset ?? 0 }
+
+    /// Where this upload's bytes start in the file.
+    var base: Int64 { part?.lowerBound ?? 0 }
+
+    /// `Upload-Length`: the part's, or the file's.
+    var uploadLength: Int64 { part.map { $0.upperBound - $0.lowerBound } ?? file?.size ?? 0 }
+
+    var isDone: Bool { offsetKnown && upload.map { $0.offset >= $0.length } ?? false }
 
     mutating func handle(_ event: Event) -> Step {
         switch event {
@@ -123,7 +139,7 @@ struct TusUploadStateMachine: Sendable {
                 TusExchange(kind: .head, url: upload.uploadURL, headers: Self.resumable, chunk: nil, checksum: nil))
         }
         if upload.offset >= upload.length { return Step(next: .done) }
-        let chunk = upload.offset..<min(upload.offset + chunkSize, upload.length)
+        let chunk = base + upload.offset..<base + min(upload.offset + chunkSize, upload.length)
         let checksum =
             settings.checksum && server.offers("checksum")
             ? TusChecksumAlgorithm.choose(offered: server.checksumAlgorithms) : nil
@@ -141,13 +157,17 @@ struct TusUploadStateMachine: Sendable {
                     "the tus server at \(endpoint) does not offer the creation extension (Tus-Extension: \(server.extensions.sorted().joined(separator: ",")))"
                 ))
         }
-        let length = file?.size ?? 0
+        let length = uploadLength
         var headers = Self.resumable + [HeaderField("Upload-Length", String(length))]
-        if !metadata.isEmpty { headers.append(HeaderField("Upload-Metadata", metadata)) }
+        if part != nil {
+            headers.append(HeaderField("Upload-Concat", "partial"))  // the final upload carries the metadata
+        } else if !metadata.isEmpty {
+            headers.append(HeaderField("Upload-Metadata", metadata))
+        }
         var chunk: Range<Int64>?
         if server.offers("creation-with-upload"), length > 0 {
             headers.append(Self.offsetStream)
-            chunk = 0..<min(chunkSize, length)
+            chunk = base..<base + min(chunkSize, length)
         }
         return send(TusExchange(kind: .create, url: endpoint, headers: headers, chunk: chunk, checksum: nil))
     }
@@ -179,7 +199,7 @@ struct TusUploadStateMachine: Sendable {
                     .protocolError(
                         "the server speaks tus \(capabilities.versions.joined(separator: ", ")); hoist speaks 1.0.0"))
             }
-            let length = upload?.length ?? file?.size ?? 0
+            let length = upload?.length ?? uploadLength
             if let max = capabilities.maxSize, length > max {
                 return fail(.protocolError(Self.tooLarge(length, max: max)))
             }
@@ -218,7 +238,7 @@ struct TusUploadStateMachine: Sendable {
     private mutating func created(_ exchange: TusExchange, status: Int, headers: [HeaderField]) -> Step {
         guard (200..<300).contains(status) else {
             if status == 413 {
-                let length = file?.size ?? 0
+                let length = uploadLength
                 return fail(
                     .httpStatus(
                         413,
@@ -240,7 +260,7 @@ struct TusUploadStateMachine: Sendable {
                 offsetKnown = false
             }
         }
-        let upload = TusCheckpoint(uploadURL: url, offset: offset, length: file?.size ?? 0, file: file!)
+        let upload = TusCheckpoint(uploadURL: url, offset: offset, length: uploadLength, file: file!)
         self.upload = upload
         return Step(checkpoint: upload, next: next().next)
     }
@@ -250,7 +270,8 @@ struct TusUploadStateMachine: Sendable {
         switch status {
         case 200..<300:
             guard var upload else { return fail(.other("tus: a PATCH answer with no upload")) }
-            let offset = headers.value(of: "Upload-Offset").flatMap { Int64($0.trimmingSpaces) } ?? chunk.upperBound
+            let offset =
+                headers.value(of: "Upload-Offset").flatMap { Int64($0.trimmingSpaces) } ?? chunk.upperBound - base
             guard offset >= upload.offset, offset <= upload.length else {
                 return fail(
                     .protocolError("the server answered the PATCH at \(upload.offset) with Upload-Offset \(offset)"))

@@ -22,40 +22,43 @@ extension UploadEngine {
             return finishTus(id, attempt: number, .failure(.input(error)))
         }
         if record.tus == nil {
-            var checkpoint: TusCheckpoint?
-            if case .tus(let saved)? = record.snapshot.checkpoint { checkpoint = saved }
-            record.tus = TusUploadStateMachine(
-                endpoint: request.url, path: path, metadata: settings.metadata, settings: settings,
-                checkpoint: checkpoint)
+            record.tus = TusTransferStateMachine(
+                endpoint: request.url, path: path, settings: settings, checkpoint: record.snapshot.checkpoint)
         }
+        // One attempt of many exchanges: cancelling it cancels each.
+        record.attempt = HTTPTransport.Attempt()
+        record.tusInFlight = [:]
         record.tusResponse = nil
         record.attemptStartOffset = record.tus!.offset
         record.snapshot.note = nil
-        record.snapshot.progress.totalBytes = record.tus!.upload?.length ?? file.size
+        record.snapshot.progress.totalBytes = file.size
         // The bar starts where the server was last known to be, not at 0.
         record.snapshot.progress.bytesSent = record.tus!.offset
         record.meter.rebase(bytes: record.tus!.offset, at: .now)
         record.attemptMachine = UploadAttemptStateMachine(
-            number: number, totalBytes: record.snapshot.progress.totalBytes, request: request)
+            number: number, totalBytes: file.size, request: request)
         perform(id, attempt: number, record.tus!.handle(.start(file: file)))
     }
 
     /// Sends `DELETE` for a cancelled tus upload when the server offers
     /// termination, and forgets the upload so a retry creates a new one.
     func terminateTus(_ id: TaskID) {
-        guard let record = records[id], let exchange = record.tus?.termination() else { return }
+        guard let record = records[id], let exchanges = record.tus?.terminations() else { return }
         record.tus = nil
         record.snapshot.checkpoint = nil
         let request = record.snapshot.request
-        _ = transport.exchange(
-            method: exchange.method, url: exchange.url, headers: headers(for: exchange, request: request),
-            body: nil, timeouts: request.timeouts,
-            callbacks: .init(progress: { _ in }, bodySent: { _ in }, responseStarted: { _ in }, completed: { _ in }))
+        for exchange in exchanges {
+            _ = transport.exchange(
+                method: exchange.method, url: exchange.url, headers: headers(for: exchange, request: request),
+                body: nil, timeouts: request.timeouts,
+                callbacks: .init(progress: { _ in }, bodySent: { _ in }, responseStarted: { _ in }, completed: { _ in })
+            )
+        }
     }
 
     /// `answer` names the exchange whose answer led to `step`.
     private func perform(
-        _ id: TaskID, attempt number: Int, _ step: TusUploadStateMachine.Step, answer: TusExchange.Kind? = nil
+        _ id: TaskID, attempt number: Int, _ step: TusTransferStateMachine.Step, answer: TusExchange.Kind? = nil
     ) {
         guard isCurrent(id, attempt: number), let record = records[id], let machine = record.tus else { return }
         var changed = false
@@ -68,55 +71,63 @@ extension UploadEngine {
             changed = true
         }
         if let checkpoint = step.checkpoint {
-            record.snapshot.checkpoint = .tus(checkpoint)
-            if answer != .patch { record.meter.rebase(bytes: checkpoint.offset, at: .now) }
-            updateProgress(record, sent: checkpoint.offset)
+            record.snapshot.checkpoint = checkpoint
+            if answer != .patch { record.meter.rebase(bytes: machine.offset, at: .now) }
+            updateProgress(record, sent: machine.offset + record.tusInFlight.values.reduce(0, +))
             emit(.checkpoint(record.snapshot))
-        } else if machine.upload == nil, record.snapshot.progress.bytesSent > 0 {
+        } else if machine.checkpoint == nil, record.snapshot.progress.bytesSent > 0 {
             // The server lost the upload: the bar goes back to 0.
+            record.snapshot.checkpoint = nil
             record.meter.rebase(bytes: 0, at: .now)
             updateProgress(record, sent: 0)
             emit(.stateChanged(record.snapshot))
         } else if changed {
             emit(.stateChanged(record.snapshot))
         }
-        switch step.next {
-        case .send(let exchange): send(exchange, id: id, attempt: number)
-        case .done: finishTus(id, attempt: number, .success(record.tusResponse))
-        case .fail(let failure): finishTus(id, attempt: number, .failure(failure))
+        for send in step.sends { self.send(send, id: id, attempt: number) }
+        switch step.end {
+        case .done?: finishTus(id, attempt: number, .success(record.tusResponse))
+        case .fail(let failure)?: finishTus(id, attempt: number, .failure(failure))
+        case nil: break
         }
     }
 
-    private func send(_ exchange: TusExchange, id: TaskID, attempt number: Int) {
-        guard let record = records[id], let machine = record.tus else { return }
+    private func send(_ send: TusTransferStateMachine.Send, id: TaskID, attempt number: Int) {
+        guard let record = records[id], let parent = record.attempt, let machine = record.tus else { return }
+        let exchange = send.exchange
+        let lane = send.lane
         let request = record.snapshot.request
         let headers = headers(for: exchange, request: request)
-        let base = exchange.chunk?.lowerBound ?? machine.offset
         let callbacks = HTTPTransport.Callbacks(
-            progress: { bytes in self.queue.async { self.tusProgress(id, attempt: number, sent: base + bytes) } },
-            bodySent: { bytes in self.queue.async { self.tusProgress(id, attempt: number, sent: base + bytes) } },
+            progress: { bytes in self.queue.async { self.tusProgress(id, attempt: number, lane: lane, bytes: bytes) } },
+            bodySent: { bytes in self.queue.async { self.tusProgress(id, attempt: number, lane: lane, bytes: bytes) } },
             responseStarted: { _ in },
-            completed: { outcome in self.queue.async { self.answered(id, attempt: number, outcome: outcome) } }
+            completed: { outcome in
+                self.queue.async {
+                    self.answered(id, attempt: number, lane: lane, kind: exchange.kind, outcome: outcome)
+                }
+            }
         )
-        guard let chunk = exchange.chunk, let file = machine.upload?.file ?? fileSnapshot(record) else {
-            record.attempt = transport.exchange(
-                method: exchange.method, url: exchange.url, headers: headers, body: nil, timeouts: request.timeouts,
-                callbacks: callbacks)
+        guard let chunk = exchange.chunk, let file = machine.checkpointFile ?? fileSnapshot(record) else {
+            parent.adopt(
+                transport.exchange(
+                    method: exchange.method, url: exchange.url, headers: headers, body: nil,
+                    timeouts: request.timeouts, callbacks: callbacks))
             return
         }
+        let path = machine.path
         let region = FileRegion(
-            path: machine.path, field: "tus", offset: chunk.lowerBound, length: Int64(chunk.count), snapshot: file)
+            path: path, field: "tus", offset: chunk.lowerBound, length: Int64(chunk.count), snapshot: file)
         let body = RequestBody(contentType: "application/offset+octet-stream", segments: [.file(region)])
         guard let algorithm = exchange.checksum else {
-            record.attempt = transport.exchange(
-                method: exchange.method, url: exchange.url, headers: headers, body: body, timeouts: request.timeouts,
-                callbacks: callbacks)
+            parent.adopt(
+                transport.exchange(
+                    method: exchange.method, url: exchange.url, headers: headers, body: body,
+                    timeouts: request.timeouts, callbacks: callbacks))
             return
         }
         // The checksum goes in a header, before the body: read the chunk once,
         // hash it, and send those bytes.
-        let pending = HTTPTransport.Attempt()
-        record.attempt = pending
         DispatchQueue.global().async {
             let whole: ByteBuffer
             do {
@@ -128,10 +139,11 @@ extension UploadEngine {
             }
             let checksum = HeaderField("Upload-Checksum", algorithm.rawValue + " " + Self.digest(whole, algorithm))
             self.queue.async {
-                guard self.isCurrent(id, attempt: number), self.records[id]?.attempt === pending else { return }
-                self.records[id]?.attempt = self.transport.exchange(
-                    method: exchange.method, url: exchange.url, headers: headers + [checksum], body: body, whole: whole,
-                    timeouts: request.timeouts, callbacks: callbacks)
+                guard self.isCurrent(id, attempt: number) else { return }
+                parent.adopt(
+                    self.transport.exchange(
+                        method: exchange.method, url: exchange.url, headers: headers + [checksum], body: body,
+                        whole: whole, timeouts: request.timeouts, callbacks: callbacks))
             }
         }
     }
@@ -147,25 +159,26 @@ extension UploadEngine {
         return FileSnapshot(path: path)
     }
 
-    private func tusProgress(_ id: TaskID, attempt number: Int, sent: Int64) {
-        guard isCurrent(id, attempt: number), let record = records[id] else { return }
-        updateProgress(record, sent: sent)
+    private func tusProgress(_ id: TaskID, attempt number: Int, lane: Int, bytes: Int64) {
+        guard isCurrent(id, attempt: number), let record = records[id], let machine = record.tus else { return }
+        record.tusInFlight[lane] = bytes
+        updateProgress(record, sent: machine.offset + record.tusInFlight.values.reduce(0, +))
         emit(.progress(record.snapshot))
     }
 
-    private func answered(_ id: TaskID, attempt number: Int, outcome: HTTPTransport.Outcome) {
+    private func answered(
+        _ id: TaskID, attempt number: Int, lane: Int, kind: TusExchange.Kind, outcome: HTTPTransport.Outcome
+    ) {
         guard isCurrent(id, attempt: number), let record = records[id], record.tus != nil else { return }
-        record.attempt = nil
-        var kind: TusExchange.Kind?
-        let step: TusUploadStateMachine.Step
+        record.tusInFlight[lane] = nil
+        let step: TusTransferStateMachine.Step
         switch outcome.result {
         case .success(let response):
             record.tusResponse = response
             record.tusRetryAfter = outcome.retryAfter
-            kind = record.tus!.pending?.kind
-            step = record.tus!.handle(.answered(status: response.status, headers: response.headers))
+            step = record.tus!.handle(.answered(lane: lane, status: response.status, headers: response.headers))
         case .failure(let failure):
-            step = record.tus!.handle(.failed(failure))
+            step = record.tus!.handle(.failed(lane: lane, failure))
         }
         perform(id, attempt: number, step, answer: kind)
     }
@@ -176,6 +189,10 @@ extension UploadEngine {
     /// given up after `retries` faults spread over hours.
     private func finishTus(_ id: TaskID, attempt number: Int, _ result: Result<UploadResponse?, UploadFailure>) {
         guard let record = records[id] else { return }
+        // A failed lane ends the attempt: the others stop too.
+        if case .failure = result { record.attempt?.cancel() }
+        record.attempt = nil
+        record.tusInFlight = [:]
         let offset = record.tus?.offset ?? 0
         if offset > record.attemptStartOffset { record.tusStalls = 0 }
         record.attemptMachine = UploadAttemptStateMachine(
