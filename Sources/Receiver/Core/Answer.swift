@@ -6,6 +6,8 @@ struct Answer {
     var contentType: String
     var body: [UInt8]
     var retryAfter: Int? = nil
+    /// More headers, e.g. the tus protocol's.
+    var headers: [(name: String, value: String)] = []
     var files = 0
     var fields = 0
 

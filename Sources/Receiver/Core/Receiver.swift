@@ -58,10 +58,13 @@ public final class Receiver: Sendable {
     private let log: (@Sendable (ReceiverLogEntry) -> Void)?
     private let state = NIOLockedValueBox(State())
     private let requests = NIOLockedValueBox(0)
+    /// The tus endpoint (see `Tus/`); nil when ``ReceiverConfiguration/tusPath`` is nil.
+    let tus: TusService?
 
     public init(configuration: ReceiverConfiguration, log: (@Sendable (ReceiverLogEntry) -> Void)? = nil) {
         self.configuration = configuration
         self.log = log
+        self.tus = TusService(configuration: configuration)
     }
 
     /// Creates the directory, binds and returns once the server is listening.
@@ -69,9 +72,10 @@ public final class Receiver: Sendable {
         guard state.withLockedValue({ $0.shutdown == nil }) else { return }
         let directory = UploadDirectory(path: configuration.directory)
         try directory.create()
+        tus?.store.load()
 
         let handler = RequestHandler(
-            configuration: configuration, directory: directory, requests: requests, log: log)
+            configuration: configuration, directory: directory, requests: requests, tus: tus, log: log)
         let responder: HTTPChannelHandler.Responder = { request, writer, channel in
             await handler.handle(request, writer: writer, channel: channel)
         }

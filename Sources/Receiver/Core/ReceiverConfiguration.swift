@@ -23,6 +23,11 @@ public struct ReceiverConfiguration: Sendable {
     /// Serve HTTPS with this certificate chain and key (PEM files), offering
     /// HTTP/2 and HTTP/1.1 through ALPN; `nil` serves plain HTTP/1.1.
     public var tls: (certificatePath: String, keyPath: String)? = nil
+    /// Serve tus 1.0 resumable uploads here: `POST /files` creates one at `/files/ID`. Other paths are
+    /// unaffected; nil turns the endpoint off. ``maxBodySize`` bounds whole tus uploads (`Tus-Max-Size`).
+    public var tusPath: String? = "/files"
+    /// Failure knobs of the tus endpoint (all off by default).
+    public var tusKnobs = TusKnobs()
 
     public init(directory: String) {
         self.directory = directory

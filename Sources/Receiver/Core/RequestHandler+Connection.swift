@@ -16,9 +16,13 @@ extension RequestHandler {
         _ answer: Answer, for request: Request, closing: Bool, to writer: consuming ResponseWriter
     ) async throws {
         var headers = HTTPFields()
-        headers[.contentType] = answer.contentType
-        headers[.contentLength] = String(answer.body.count)
+        if !answer.contentType.isEmpty { headers[.contentType] = answer.contentType }
+        // A 204 has no body, and must not say how long it is.
+        if answer.status != 204 { headers[.contentLength] = String(answer.body.count) }
         if let retryAfter = answer.retryAfter { headers[.retryAfter] = String(retryAfter) }
+        for (name, value) in answer.headers {
+            if let name = HTTPFields.Element.Name(name) { headers.append(HTTPFields.Element(name: name, value: value)) }
+        }
         if closing { headers[.connection] = "close" }
         let head = HTTPResponse(status: .init(code: answer.status), headerFields: headers)
         if request.method == .head {

@@ -17,14 +17,17 @@ struct RequestHandler: Sendable {
     let decoder: RequestBodyDecoder
     let requests: NIOLockedValueBox<Int>
     let log: (@Sendable (ReceiverLogEntry) -> Void)?
+    /// The tus endpoint (`Tus/`), when on.
+    let tus: TusService?
 
     init(
         configuration: ReceiverConfiguration, directory: UploadDirectory, requests: NIOLockedValueBox<Int>,
-        log: (@Sendable (ReceiverLogEntry) -> Void)?
+        tus: TusService?, log: (@Sendable (ReceiverLogEntry) -> Void)?
     ) {
         self.configuration = configuration
         self.decoder = RequestBodyDecoder(directory: directory)
         self.requests = requests
+        self.tus = tus
         self.log = log
     }
 
@@ -47,16 +50,24 @@ struct RequestHandler: Sendable {
 
         var outcome: Outcome
         do throws(ReceiverError) {
-            if resetAfter == 0 { throw .resetConnection }
-            let knobs = try RequestKnobs(query: request.uri.query)
-            if let early = try answerBeforeBody(request, index: index, knobs: knobs, resetting: resetAfter != nil) {
-                outcome = .answer(early)
+            if let tus, let route = tus.route(request.uri.path) {
+                outcome = .answer(
+                    try await answerTus(
+                        request, route: route, tus: tus, index: index, resetAfter: resetAfter, reader: &reader,
+                        writer: writer))
             } else {
-                await knobs.stallBeforeBody()
-                if request.headers[.expect]?.lowercased() == "100-continue" {
-                    try? await writer.writeInformationalHead(HTTPResponse(status: .continue))
+                if resetAfter == 0 { throw .resetConnection }
+                let knobs = try RequestKnobs(query: request.uri.query)
+                if let early = try answerBeforeBody(request, index: index, knobs: knobs, resetting: resetAfter != nil)
+                {
+                    outcome = .answer(early)
+                } else {
+                    await knobs.stallBeforeBody()
+                    if request.headers[.expect]?.lowercased() == "100-continue" {
+                        try? await writer.writeInformationalHead(HTTPResponse(status: .continue))
+                    }
+                    outcome = .answer(try await answerAfterBody(request, index: index, knobs: knobs, reader: &reader))
                 }
-                outcome = .answer(try await answerAfterBody(request, index: index, knobs: knobs, reader: &reader))
             }
         } catch {
             switch error {
