@@ -35,14 +35,16 @@ public struct TusRequestRecord: Sendable, Equatable {
     public var bodyBytes: Int64
     /// Status answered; 0 when the connection was reset or the client went away.
     public var status: Int
-    /// The upload's offset once the request was done: `offsetAfter - uploadOffset` bytes were kept.
+    /// The upload's offset once the request was done.
     public var offsetAfter: Int64?
+    /// Body bytes this request added to the upload (after a reset too; none after a 460).
+    public var keptBytes: Int64
     /// Set on the request that completed an upload: the file's name in the receiver's directory.
     public var savedAs: String?
 
     public init(
         method: String, path: String, uploadID: String? = nil, uploadOffset: Int64? = nil, bodyBytes: Int64 = 0,
-        status: Int, offsetAfter: Int64? = nil, savedAs: String? = nil
+        status: Int, offsetAfter: Int64? = nil, keptBytes: Int64 = 0, savedAs: String? = nil
     ) {
         self.method = method
         self.path = path
@@ -51,6 +53,14 @@ public struct TusRequestRecord: Sendable, Equatable {
         self.bodyBytes = bodyBytes
         self.status = status
         self.offsetAfter = offsetAfter
+        self.keptBytes = keptBytes
         self.savedAs = savedAs
+    }
+
+    /// The bytes of the upload this request wrote, e.g. `100000..<250000`; nil when it kept none. Across
+    /// one upload's requests these never overlap unless a client sent bytes twice.
+    public var keptRange: Range<Int64>? {
+        guard keptBytes > 0, let offsetAfter else { return nil }
+        return offsetAfter - keptBytes..<offsetAfter
     }
 }

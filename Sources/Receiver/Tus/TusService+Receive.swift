@@ -21,6 +21,7 @@ extension TusService {
             if offset < start + written { try? file?.truncate(to: offset) }
             upload.offset = offset
             record.offsetAfter = offset
+            record.keptBytes = offset - start
             store.release(upload)
         }
         func failed(_ failure: TusFailure, file: TusDataFile?) -> Answer {
@@ -94,6 +95,7 @@ extension TusService {
 
         upload.offset = start + written
         record.offsetAfter = upload.offset
+        record.keptBytes = written
         var answer = Answer.tus(
             receipt.isCreation ? 201 : 204,
             (receipt.isCreation ? [("Location", location(upload.id))] : []) + [("Upload-Offset", String(upload.offset))])

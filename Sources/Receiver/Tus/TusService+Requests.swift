@@ -29,16 +29,20 @@ extension TusService {
         _ request: Request, route: TusRoute, record: inout TusRequestRecord
     ) async throws(TusFailure) -> TusStep {
         let headers = TusHeaders { name in HTTPFields.Element.Name(name).flatMap { request.headers[$0] } }
-        if request.method == .options { return .answer(options) }
-        try headers.checkVersion()
         switch (request.method, route) {
+        case (.options, _):
+            return .answer(options)
         case (.post, .collection):
+            try headers.checkVersion()
             return try await create(headers, record: &record)
         case (.head, .upload(let id)):
+            try headers.checkVersion()
             return .answer(try head(id, record: &record))
         case (.patch, .upload(let id)):
+            try headers.checkVersion()
             return try await patch(id, headers, record: &record)
         case (.delete, .upload(let id)):
+            try headers.checkVersion()
             return .answer(try await terminate(id, record: &record))
         case (_, .collection):
             throw TusFailure(
