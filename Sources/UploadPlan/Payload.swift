@@ -1,4 +1,5 @@
 import FormData
+import UploadEngine
 
 /// What one send carries besides the target's fields and headers: files,
 /// and from the command line, `-F` parts in their order, `-d` data or a JSON
@@ -68,4 +69,9 @@ public struct FileChoice: Sendable, Hashable {
     public var displayName: String { filename ?? baseName(of: path) }
 
     var part: Part { .file(field, path: path, filename: filename, contentType: contentType) }
+
+    /// The file as a whole body; `-` is standard input, as with curl's `-T -`.
+    var rawBody: UploadRequest.Body {
+        path == "-" ? .stream(.standardInput, contentType: contentType) : .rawFile(path: path, contentType: contentType)
+    }
 }

@@ -41,7 +41,7 @@ extension Target {
         case .raw:
             guard fields.isEmpty else { throw .cannotSendFields(bodyKind, names: fields.map(\.name)) }
             guard !files.isEmpty else { throw .needsFile(bodyKind) }
-            return files.map { request(.rawFile(path: $0.path, contentType: $0.contentType), label: $0.displayName) }
+            return files.map { request($0.rawBody, label: $0.path == "-" ? "standard input" : $0.displayName) }
         case .urlencoded:
             guard !payload.encodedData.isEmpty else {
                 guard !fields.isEmpty else { throw .needsFields(bodyKind) }
@@ -126,8 +126,10 @@ extension Target {
         return payload.files.map { file in
             let type = file.contentType ?? MIMETypes.type(forFilename: file.displayName)
             let metadata = [HeaderField("filename", file.displayName), HeaderField("filetype", type)] + extra
+            var choice = file
+            choice.contentType = type
             return UploadRequest(
-                url: url, method: .post, headers: headers, body: .rawFile(path: file.path, contentType: type),
+                url: url, method: .post, headers: headers, body: choice.rawBody,
                 timeouts: timeouts, retry: RetryPolicy(maxRetries: retries), success: successRule,
                 label: file.displayName,
                 transfer: .tus(TusSettings(chunkSize: chunkSize, parallelParts: parallelParts, metadata: metadata)))

@@ -9,17 +9,12 @@ enum AtomicFile {
         let temporary = path + ".tmp"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw .errno("cannot create", temporary) }
-        var done = 0
-        while done < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + done, $0.count - done) }
-            if n < 0, errno == EINTR { continue }
-            guard n > 0 else {
-                let error = StateFileError.errno("cannot write", temporary)
-                close(fd)
-                unlink(temporary)
-                throw error
-            }
-            done += n
+        do {
+            try writeAll(bytes, to: fd, path: temporary)
+        } catch {
+            close(fd)
+            unlink(temporary)
+            throw error
         }
         guard fsync(fd) == 0 else {
             let error = StateFileError.errno("cannot sync", temporary)
@@ -34,6 +29,17 @@ enum AtomicFile {
             throw error
         }
         syncFolder(of: path)
+    }
+
+    /// Writes every byte, retrying short writes and EINTR.
+    static func writeAll(_ bytes: [UInt8], to fd: Int32, path: String) throws(StateFileError) {
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + done, $0.count - done) }
+            if n < 0, errno == EINTR { continue }
+            guard n > 0 else { throw .errno("cannot write", path) }
+            done += n
+        }
     }
 
     /// Makes a rename or unlink in the file's folder durable.

@@ -4,15 +4,26 @@ import Receiver
 import TestSupport
 import Testing
 
+@testable import hoist
+
 /// The crash-safe journal, for real: `hoist send` killed with SIGKILL, then
 /// the UI started again in tmux, as a user would.
 @Suite(.serialized) struct JournalTests {
     /// Where a hoist run with `HOME=home` keeps its journals.
     static func journalFolder(_ home: String) -> String { home + "/.local/state/hoist/journal" }
 
+    /// One file per journal: its snapshot, or its log when it has none yet.
     static func journals(_ home: String) -> [String] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: journalFolder(home))) ?? []
         return names.filter { $0.hasSuffix(".json") }
+            + names.filter { $0.hasSuffix(".log") && !names.contains($0.dropLast(4) + ".json") }
+    }
+
+    /// The first journal as a later hoist reads it: its snapshot with its log replayed.
+    static func journal(_ home: String) throws -> JournalDocument? {
+        guard let file = journals(home).first else { return nil }
+        let name = String(file.dropLast(file.hasSuffix(".json") ? 5 : 4))
+        return try Orphan(directory: journalFolder(home), name: name, lock: -1).read()
     }
 
     static func mode(_ path: String) -> mode_t {
@@ -99,12 +110,19 @@ import Testing
             try #require(journals.count == 1)
             #expect(Self.mode(folder) == 0o700)
             #expect(Self.mode(folder + "/" + journals[0]) == 0o600)
-            let written = try #require(FileManager.default.contents(atPath: folder + "/" + journals[0]))
-            let document = try jsonObject(String(decoding: written, as: UTF8.self))
-            let tasks = try #require(document["tasks"] as? [[String: Any]])
-            #expect(document["command"] as? String == "send")
-            // At least once: a task answered in the second before the kill may still be listed.
-            #expect(tasks.count >= 100 - answered && tasks.count <= 100)
+            let document = try #require(try Self.journal(home.path))
+            let tasks = document.tasks
+            #expect(document.command == "send")
+            // No task whose answer was printed is left to send again; only
+            // those in flight at the kill may be both answered and listed.
+            let printed = Set(
+                String(decoding: killed.stdout, as: UTF8.self).split(separator: "\n").compactMap {
+                    (try? jsonObject(String($0)))?["name"] as? String
+                })
+            #expect(printed.count > 0)
+            #expect(Set(tasks.map(\.request.displayName)).isDisjoint(with: printed))
+            #expect(tasks.count == 100 - printed.count)
+            #expect(tasks.count >= 100 - answered)
 
             // The notice names the process; the Response pane's note alone also says "R resumes".
             // The tasks are listed a frame after the notice may be drawn: wait for both.
@@ -118,9 +136,13 @@ import Testing
             try await tmux.press("q")
             try await tmux.waitFor("the shell again") { $0.text.contains("EXIT=0") }
 
-            // Every file arrived, byte for byte, at least once; and nothing is left to resume.
+            // Every file arrived, byte for byte, at least once; none printed
+            // before the kill arrived twice; and nothing is left to resume.
             let arrived = Set(Self.savedHashes(saved))
             #expect(expected.subtracting(arrived).isEmpty, "\(expected.subtracting(arrived).count) files never arrived")
+            let savedNames = Set((try? FileManager.default.contentsOfDirectory(atPath: saved.path)) ?? [])
+            let twice = printed.filter { savedNames.contains($0.replacingOccurrences(of: ".bin", with: "-1.bin")) }
+            #expect(twice.isEmpty, "sent again after their answer was printed: \(twice.sorted())")
             #expect(receiver.requestCount >= 100)
             #expect(Self.journals(home.path).isEmpty)
         }
@@ -137,11 +159,7 @@ import Testing
                 [receiver.baseURL + "/upload", "--each", "file=@\(home.path)/*.bin", "--concurrency", "1", "-s"],
                 home: home.path)
             try await Self.waitUntil("the journal with three tasks") {
-                let folder = Self.journalFolder(home.path)
-                return Self.journals(home.path).first
-                    .flatMap { FileManager.default.contents(atPath: folder + "/" + $0) }
-                    .map { String(decoding: $0, as: UTF8.self).components(separatedBy: "\"priority\"").count == 4 }
-                    ?? false
+                (try? Self.journal(home.path))??.tasks.count == 3
             }
             // The big one is on its way (the receiver counts a request as it arrives) when the kill cuts it short.
             try await Self.waitUntil("the big upload to reach the receiver") { receiver.requestCount >= 1 }

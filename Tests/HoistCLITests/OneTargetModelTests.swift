@@ -58,7 +58,9 @@ struct OneTargetModelTests {
     /// Opens `t`, sets each named row (others as they are) and saves.
     func editTarget(_ rows: [String: String], choices: [String: Int] = [:], in model: inout AppModel) {
         _ = model.update(.key(.character("t")))
-        for label in ["URL", "Method", "Body", "Expect", "Message", "Retries", "Field", "Timeout", "Connect", "Idle"] {
+        for label in [
+            "URL", "Method", "Body", "Transfer", "Chunk", "Expect", "Message", "Retries", "Field", "Timeout", "Connect", "Idle",
+        ] {
             if let text = rows[label] {
                 _ = model.update(.key(.control("u")))
                 type(text, into: &model)

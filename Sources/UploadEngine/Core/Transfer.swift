@@ -66,6 +66,14 @@ public enum TransferCheckpoint: Sendable, Hashable, Codable {
         }
     }
 
+    /// The bytes the transfer carries in all, when known.
+    public var length: Int64? {
+        switch self {
+        case .tus(let tus): return tus.length == TusCheckpoint.deferredLength ? nil : tus.length
+        case .tusParts(let parts): return parts.ranges.last?.upperBound
+        }
+    }
+
     /// Where the upload lives on the server: the final upload's URL once
     /// the parts are joined, before that the first part's.
     public var uploadURL: String {
@@ -97,13 +105,17 @@ public struct TusCheckpoint: Sendable, Hashable, Codable {
     public var uploadURL: String
     /// The server's offset, as it last confirmed it.
     public var offset: Int64
-    /// `Upload-Length`.
+    /// `Upload-Length`; `deferredLength` while a stream has not ended.
     public var length: Int64
     /// The file when the upload was created: bytes from a file that differs
-    /// are never appended to it.
-    public var file: FileSnapshot
+    /// are never appended to it. `nil` for standard input.
+    public var file: FileSnapshot?
 
-    public init(uploadURL: String, offset: Int64, length: Int64, file: FileSnapshot) {
+    public static let deferredLength: Int64 = -1
+
+    public var isComplete: Bool { length != Self.deferredLength && offset >= length }
+
+    public init(uploadURL: String, offset: Int64, length: Int64, file: FileSnapshot?) {
         self.uploadURL = uploadURL
         self.offset = offset
         self.length = length

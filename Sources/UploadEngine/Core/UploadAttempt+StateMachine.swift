@@ -39,7 +39,8 @@ struct UploadAttemptStateMachine: Sendable, Hashable {
         self.totalBytes = totalBytes
         self.retry = request.retry
         self.success = request.success
-        self.replayable = request.body.isReplayable
+        // A resumable transfer's driver knows what it can send again.
+        self.replayable = request.body.isReplayable || request.transfer.isResumable
     }
 
     mutating func handle(_ event: Event) -> Action? {

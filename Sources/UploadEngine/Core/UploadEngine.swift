@@ -170,9 +170,15 @@ public final class UploadEngine: @unchecked Sendable {
 
     /// Queues every interrupted task that has no problem, in the order they
     /// were restored, with their dependencies. Returns how many were queued.
+    /// `changed` are found to have a problem now (a file touched since it
+    /// was restored): they are flagged instead.
     @discardableResult
-    public func resumeInterrupted() -> Int {
+    public func resumeInterrupted(flagging changed: [TaskID: String] = [:]) -> Int {
         queue.sync {
+            for (id, problem) in changed.sorted(by: { $0.key < $1.key })
+            where transition(id, .flag(problem: problem)) != nil {
+                emit(.stateChanged(records[id]!.snapshot))
+            }
             var resumed = 0
             for id in records.keys.sorted() where transition(id, .resumeInterrupted) != nil {
                 resumed += 1

@@ -21,6 +21,9 @@ public struct UploadRequest: Sendable, Hashable, Codable {
         case rawFile(path: String, contentType: String? = nil)
         /// A file as base64 inside a JSON object.
         case base64JSON(Base64JSONBody)
+        /// Bytes of unknown length as the whole body (`-T -`: standard input),
+        /// sent chunked, or as a tus upload whose length is told at the end.
+        case stream(StreamSource, contentType: String? = nil)
 
         /// A short description for lists and logs.
         public var summary: String {
@@ -34,11 +37,13 @@ public struct UploadRequest: Sendable, Hashable, Codable {
             case .bytes(let bytes, let type): return "\(type): \(bytes.count) bytes"
             case .rawFile(let path, _): return "raw: \(path)"
             case .base64JSON(let body): return "base64 json: \(body.path)"
+            case .stream: return "standard input"
             }
         }
 
         /// Whether the body can be sent again: not when a part streams stdin or a FIFO.
         public var isReplayable: Bool {
+            if case .stream = self { return false }
             guard case .multipart(let form) = self else { return true }
             return !form.parts.contains { if case .stream = $0.content { true } else { false } }
         }
@@ -52,6 +57,9 @@ public struct UploadRequest: Sendable, Hashable, Codable {
             case .bytes(let bytes, let type): return .json(bytes, contentType: type)
             case .rawFile(let path, let type): return try .rawFile(path: path, contentType: type)
             case .base64JSON(let body): return try body.makeBody()
+            case .stream(let source, let type):
+                return RequestBody(
+                    contentType: type ?? "application/octet-stream", segments: [.stream(source, field: "-")])
             }
         }
     }

@@ -23,6 +23,9 @@ struct UploadTaskStateMachine: Sendable, Hashable {
         case retryRequested
         /// "Resume all": an interrupted task with no problem goes back in the queue.
         case resumeInterrupted
+        /// An interrupted task's file changed since it was queued: "resume
+        /// all" leaves it alone from now on.
+        case flag(problem: String)
     }
 
     enum Action: Sendable, Hashable {
@@ -83,6 +86,9 @@ struct UploadTaskStateMachine: Sendable, Hashable {
             return .finish
         case (.interrupted(problem: nil), .resumeInterrupted):
             state = .queued
+            return Action.none
+        case (.interrupted, .flag(let problem)):
+            state = .interrupted(problem: problem)
             return Action.none
         case (.failed, .retryRequested), (.cancelled, .retryRequested), (.interrupted, .retryRequested):
             state = .queued

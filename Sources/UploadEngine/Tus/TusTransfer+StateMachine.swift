@@ -25,7 +25,8 @@ struct TusTransferStateMachine: Sendable {
     }
 
     enum Event: Sendable {
-        case start(file: FileSnapshot)
+        /// `file` is nil for standard input.
+        case start(file: FileSnapshot?)
         case answered(lane: Int, status: Int, headers: [HeaderField])
         case failed(lane: Int, UploadFailure)
     }
@@ -47,11 +48,19 @@ struct TusTransferStateMachine: Sendable {
     /// An attempt that failed ignores the answers of its other lanes.
     private var ended = false
 
-    init(endpoint: String, path: String, settings: TusSettings, checkpoint: TransferCheckpoint?) {
+    init(
+        endpoint: String, path: String, settings: TusSettings, checkpoint: TransferCheckpoint?, isStream: Bool = false
+    ) {
         self.endpoint = endpoint
         self.path = path
         self.metadata = settings.metadata
         self.settings = settings
+        if isStream {
+            // Parts need lengths; a stream has none until it ends.
+            single = TusUploadStateMachine(
+                endpoint: endpoint, path: path, metadata: metadata, settings: settings, checkpoint: nil, isStream: true)
+            return
+        }
         switch checkpoint {
         case .tus(let saved)?:
             single = machine(checkpoint: saved)
@@ -68,6 +77,13 @@ struct TusTransferStateMachine: Sendable {
         TusUploadStateMachine(
             endpoint: endpoint, path: path, metadata: metadata, settings: settings, checkpoint: checkpoint, part: part,
             server: server)
+    }
+
+    var isStream: Bool { single?.isStream ?? false }
+
+    /// Standard input ended at `length` bytes.
+    mutating func streamEnded(at length: Int64) {
+        single?.streamEnded(at: length)
     }
 
     /// The file as it was when the upload was created: chunks are read against it.

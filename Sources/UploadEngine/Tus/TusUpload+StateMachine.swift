@@ -25,8 +25,9 @@ struct TusUploadStateMachine: Sendable {
     }
 
     enum Event: Sendable {
-        /// An attempt begins; `file` is the file as stat sees it now.
-        case start(file: FileSnapshot)
+        /// An attempt begins; `file` is the file as stat sees it now (`nil`
+        /// for standard input).
+        case start(file: FileSnapshot?)
         case answered(status: Int, headers: [HeaderField])
         /// The exchange got no answer (reset, timeout, refused).
         case failed(UploadFailure)
@@ -44,6 +45,9 @@ struct TusUploadStateMachine: Sendable {
     /// The bytes of the file this upload carries when it is one partial
     /// upload of several (concatenation); `nil` for the whole file.
     let part: Range<Int64>?
+    /// Standard input: `Upload-Defer-Length`, and the engine tells the
+    /// length when the stream ends (`streamEnded`).
+    let isStream: Bool
     private(set) var server: TusServerCapabilities?
     private(set) var upload: TusCheckpoint?
     /// Whether `upload.offset` is what the server holds now; false after a
@@ -62,8 +66,9 @@ struct TusUploadStateMachine: Sendable {
 
     init(
         endpoint: String, path: String, metadata: [HeaderField], settings: TusSettings, checkpoint: TusCheckpoint?,
-        part: Range<Int64>? = nil, server: TusServerCapabilities? = nil
+        part: Range<Int64>? = nil, server: TusServerCapabilities? = nil, isStream: Bool = false
     ) {
+        self.isStream = isStream
         self.endpoint = endpoint
         self.path = path
         self.metadata = TusMetadata.encode(metadata)
@@ -82,9 +87,18 @@ struct TusUploadStateMachine: Sendable {
     var base: Int64 { part?.lowerBound ?? 0 }
 
     /// `Upload-Length`: the part's, or the file's.
-    var uploadLength: Int64 { part.map { $0.upperBound - $0.lowerBound } ?? file?.size ?? 0 }
+    var uploadLength: Int64 {
+        if isStream { return upload?.length ?? TusCheckpoint.deferredLength }
+        return part.map { $0.upperBound - $0.lowerBound } ?? file?.size ?? 0
+    }
 
-    var isDone: Bool { offsetKnown && upload.map { $0.offset >= $0.length } ?? false }
+    var isDone: Bool { offsetKnown && upload?.isComplete ?? false }
+
+    /// Standard input ended at `length` bytes: the `PATCH` that carries its
+    /// last bytes also says `Upload-Length`.
+    mutating func streamEnded(at length: Int64) {
+        upload?.length = length
+    }
 
     mutating func handle(_ event: Event) -> Step {
         switch event {
@@ -96,7 +110,7 @@ struct TusUploadStateMachine: Sendable {
             headsThisAttempt = 0
             resumedFrom = nil
             offsetKnown = false
-            if let upload, let detail = upload.file.change(to: current) {
+            if let upload, let saved = upload.file, let current, let detail = saved.change(to: current) {
                 return fail(
                     .input(
                         .fileChanged(
@@ -138,8 +152,9 @@ struct TusUploadStateMachine: Sendable {
             return send(
                 TusExchange(kind: .head, url: upload.uploadURL, headers: Self.resumable, chunk: nil, checksum: nil))
         }
-        if upload.offset >= upload.length { return Step(next: .done) }
-        let chunk = base + upload.offset..<base + min(upload.offset + chunkSize, upload.length)
+        if upload.isComplete { return Step(next: .done) }
+        let end = upload.length == TusCheckpoint.deferredLength ? Int64.max : upload.length
+        let chunk = base + upload.offset..<base + min(upload.offset + chunkSize, end)
         let checksum =
             settings.checksum && server.offers("checksum")
             ? TusChecksumAlgorithm.choose(offered: server.checksumAlgorithms) : nil
@@ -158,14 +173,24 @@ struct TusUploadStateMachine: Sendable {
                 ))
         }
         let length = uploadLength
-        var headers = Self.resumable + [HeaderField("Upload-Length", String(length))]
+        var headers = Self.resumable
+        if isStream {
+            guard server.offers("creation-defer-length") else {
+                return fail(
+                    .protocolError(
+                        "standard input has no length yet, and the tus server does not offer creation-defer-length"))
+            }
+            headers.append(HeaderField("Upload-Defer-Length", "1"))
+        } else {
+            headers.append(HeaderField("Upload-Length", String(length)))
+        }
         if part != nil {
             headers.append(HeaderField("Upload-Concat", "partial"))  // the final upload carries the metadata
         } else if !metadata.isEmpty {
             headers.append(HeaderField("Upload-Metadata", metadata))
         }
         var chunk: Range<Int64>?
-        if server.offers("creation-with-upload"), length > 0 {
+        if server.offers("creation-with-upload"), length > 0, !isStream {
             headers.append(Self.offsetStream)
             chunk = base..<base + min(chunkSize, length)
         }
@@ -213,13 +238,13 @@ struct TusUploadStateMachine: Sendable {
                 offset >= 0
             else { return fail(.protocolError("the server's HEAD answer has no Upload-Offset")) }
             if let length = headers.value(of: "Upload-Length").flatMap({ Int64($0.trimmingSpaces) }),
-                length != upload.length
+                length != upload.length, upload.length != TusCheckpoint.deferredLength
             {
                 return fail(
                     .protocolError(
                         "the upload on the server is \(length) bytes long and the file \(upload.length); not appended"))
             }
-            guard offset <= upload.length else {
+            guard upload.length == TusCheckpoint.deferredLength || offset <= upload.length else {
                 return fail(.protocolError("the server says it holds \(offset) bytes of \(upload.length)"))
             }
             headsThisAttempt += 1
@@ -260,7 +285,7 @@ struct TusUploadStateMachine: Sendable {
                 offsetKnown = false
             }
         }
-        let upload = TusCheckpoint(uploadURL: url, offset: offset, length: uploadLength, file: file!)
+        let upload = TusCheckpoint(uploadURL: url, offset: offset, length: uploadLength, file: file)
         self.upload = upload
         return Step(checkpoint: upload, next: next().next)
     }
@@ -272,7 +297,8 @@ struct TusUploadStateMachine: Sendable {
             guard var upload else { return fail(.other("tus: a PATCH answer with no upload")) }
             let offset =
                 headers.value(of: "Upload-Offset").flatMap { Int64($0.trimmingSpaces) } ?? chunk.upperBound - base
-            guard offset >= upload.offset, offset <= upload.length else {
+            guard offset >= upload.offset, upload.length == TusCheckpoint.deferredLength || offset <= upload.length
+            else {
                 return fail(
                     .protocolError("the server answered the PATCH at \(upload.offset) with Upload-Offset \(offset)"))
             }

@@ -12,18 +12,28 @@ extension UploadEngine {
     func startTus(_ id: TaskID, attempt number: Int) {
         guard let record = records[id] else { return }
         let request = record.snapshot.request
-        guard case .tus(let settings) = request.transfer, case .rawFile(let path, _) = request.body else {
+        guard case .tus(let settings) = request.transfer else { return }
+        let file: FileSnapshot?
+        switch request.body {
+        case .rawFile(let path, _):
+            do {
+                file = try FileRegion.wholeFile(path: path, field: "tus").snapshot
+            } catch {
+                return finishTus(id, attempt: number, .failure(.input(error)))
+            }
+            if record.tus == nil {
+                record.tus = TusTransferStateMachine(
+                    endpoint: request.url, path: path, settings: settings, checkpoint: record.snapshot.checkpoint)
+            }
+        case .stream(let source, _):
+            file = nil
+            if record.tus == nil {
+                record.tus = TusTransferStateMachine(
+                    endpoint: request.url, path: "-", settings: settings, checkpoint: nil, isStream: true)
+                record.tusStream = TusStreamBuffer(source)
+            }
+        default:
             return finishTus(id, attempt: number, .failure(.other("a tus upload sends one file as its body")))
-        }
-        let file: FileSnapshot
-        do {
-            file = try FileRegion.wholeFile(path: path, field: "tus").snapshot
-        } catch {
-            return finishTus(id, attempt: number, .failure(.input(error)))
-        }
-        if record.tus == nil {
-            record.tus = TusTransferStateMachine(
-                endpoint: request.url, path: path, settings: settings, checkpoint: record.snapshot.checkpoint)
         }
         // One attempt of many exchanges: cancelling it cancels each.
         record.attempt = HTTPTransport.Attempt()
@@ -31,12 +41,12 @@ extension UploadEngine {
         record.tusResponse = nil
         record.attemptStartOffset = record.tus!.offset
         record.snapshot.note = nil
-        record.snapshot.progress.totalBytes = file.size
+        record.snapshot.progress.totalBytes = file?.size
         // The bar starts where the server was last known to be, not at 0.
         record.snapshot.progress.bytesSent = record.tus!.offset
         record.meter.rebase(bytes: record.tus!.offset, at: .now)
         record.attemptMachine = UploadAttemptStateMachine(
-            number: number, totalBytes: file.size, request: request)
+            number: number, totalBytes: file?.size, request: request)
         perform(id, attempt: number, record.tus!.handle(.start(file: file)))
     }
 
@@ -98,16 +108,10 @@ extension UploadEngine {
         let lane = send.lane
         let request = record.snapshot.request
         let headers = headers(for: exchange, request: request)
-        let callbacks = HTTPTransport.Callbacks(
-            progress: { bytes in self.queue.async { self.tusProgress(id, attempt: number, lane: lane, bytes: bytes) } },
-            bodySent: { bytes in self.queue.async { self.tusProgress(id, attempt: number, lane: lane, bytes: bytes) } },
-            responseStarted: { _ in },
-            completed: { outcome in
-                self.queue.async {
-                    self.answered(id, attempt: number, lane: lane, kind: exchange.kind, outcome: outcome)
-                }
-            }
-        )
+        let callbacks = callbacks(id, attempt: number, lane: lane, exchange)
+        if let stream = record.tusStream, let chunk = exchange.chunk {
+            return sendStreamed(chunk, of: stream, exchange: exchange, lane: lane, id: id, attempt: number)
+        }
         guard let chunk = exchange.chunk, let file = machine.checkpointFile ?? fileSnapshot(record) else {
             parent.adopt(
                 transport.exchange(
@@ -148,10 +152,68 @@ extension UploadEngine {
         }
     }
 
+    /// A chunk of standard input, read off the engine's queue; the one that
+    /// ends the stream says the upload's length.
+    private func sendStreamed(
+        _ range: Range<Int64>, of stream: TusStreamBuffer, exchange: TusExchange, lane: Int, id: TaskID,
+        attempt number: Int
+    ) {
+        guard let parent = records[id]?.attempt, let request = records[id]?.snapshot.request else { return }
+        let headers = headers(for: exchange, request: request)
+        DispatchQueue.global().async {
+            let chunk: TusStreamBuffer.Chunk
+            do {
+                chunk = try stream.chunk(range)
+            } catch let failure as UploadFailure {
+                return self.queue.async { self.failLane(id, attempt: number, lane: lane, failure) }
+            } catch {
+                return self.queue.async { self.failLane(id, attempt: number, lane: lane, .other("\(error)")) }
+            }
+            let end = range.lowerBound + Int64(chunk.bytes.count)
+            var extra: [HeaderField] = []
+            if chunk.isLast { extra.append(HeaderField("Upload-Length", String(end))) }
+            if let algorithm = exchange.checksum {
+                let digest = chunk.bytes.withUnsafeBytes { Self.digest($0, algorithm) }
+                extra.append(HeaderField("Upload-Checksum", algorithm.rawValue + " " + digest))
+            }
+            let sent = headers + extra
+            self.queue.async {
+                guard self.isCurrent(id, attempt: number), let record = self.records[id] else { return }
+                if chunk.isLast {
+                    record.tus?.streamEnded(at: end)
+                    record.snapshot.progress.totalBytes = end
+                }
+                let body = RequestBody(contentType: "application/offset+octet-stream", segments: [.bytes(chunk.bytes)])
+                parent.adopt(
+                    self.transport.exchange(
+                        method: exchange.method, url: exchange.url, headers: sent, body: body,
+                        timeouts: request.timeouts, callbacks: self.callbacks(id, attempt: number, lane: lane, exchange)))
+            }
+        }
+    }
+
+    private func failLane(_ id: TaskID, attempt number: Int, lane: Int, _ failure: UploadFailure) {
+        guard isCurrent(id, attempt: number), let record = records[id], record.tus != nil else { return }
+        perform(id, attempt: number, record.tus!.handle(.failed(lane: lane, failure)))
+    }
+
     /// The user's headers, then the protocol's (which win over a user's of the same name).
     private func headers(for exchange: TusExchange, request: UploadRequest) -> [HeaderField] {
         let own = Set(exchange.headers.map { $0.name.lowercased() } + ["content-type"])
         return request.headers.filter { !own.contains($0.name.lowercased()) } + exchange.headers
+    }
+
+    private func callbacks(_ id: TaskID, attempt number: Int, lane: Int, _ exchange: TusExchange)
+        -> HTTPTransport.Callbacks
+    {
+        HTTPTransport.Callbacks(
+            progress: { bytes in self.queue.async { self.tusProgress(id, attempt: number, lane: lane, bytes: bytes) } },
+            bodySent: { bytes in self.queue.async { self.tusProgress(id, attempt: number, lane: lane, bytes: bytes) } },
+            responseStarted: { _ in },
+            completed: { outcome in
+                self.queue.async { self.answered(id, attempt: number, lane: lane, kind: exchange.kind, outcome: outcome) }
+            }
+        )
     }
 
     private func fileSnapshot(_ record: TaskRecord) -> FileSnapshot? {
@@ -213,7 +275,11 @@ extension UploadEngine {
     }
 
     static func digest(_ buffer: ByteBuffer, _ algorithm: TusChecksumAlgorithm) -> String {
-        buffer.withUnsafeReadableBytes { bytes in
+        buffer.withUnsafeReadableBytes { digest($0, algorithm) }
+    }
+
+    static func digest(_ bytes: UnsafeRawBufferPointer, _ algorithm: TusChecksumAlgorithm) -> String {
+        do {
             switch algorithm {
             case .md5: return Data(Insecure.MD5.hash(data: bytes)).base64EncodedString()
             case .sha1: return Data(Insecure.SHA1.hash(data: bytes)).base64EncodedString()

@@ -49,7 +49,7 @@ enum HistoryEntry {
             }
         case .rawFile(let path, _): return [("", path)]
         case .base64JSON(let body): return [(body.fileField, body.path)]
-        case .urlencoded, .json, .bytes: return []
+        case .urlencoded, .json, .bytes, .stream: return []
         }
     }
 

@@ -1,26 +1,164 @@
 import FormData
+import Foundation
 import TerminalUI
 import UploadEngine
 import UploadPlan
 
-/// What one hoist process has not finished, as its journal file holds it:
-/// every task not yet finished, and (for the UI) the staged files, fields
-/// and target. A later hoist adopts it when this process is gone.
+/// What one hoist process has not finished, as its journal's snapshot
+/// holds it: every task not yet finished, and (for the UI) the staged files,
+/// fields and target. A later hoist adopts it when this process is gone,
+/// after replaying the log written since (`replay(log:)`).
 struct JournalDocument: Codable, Sendable {
-    static let currentVersion = 1
+    /// 2 added the log and `sequence`; 1 was a snapshot alone.
+    static let currentVersion = 2
+    static let readableVersions = [1, 2]
 
     var version = JournalDocument.currentVersion
     /// `tui` or `send`: who wrote it, for the notice on adoption.
     var command: String
     var pid: Int32
+    /// The last log record the snapshot includes.
+    var sequence = 0
     var tasks: [JournalTask] = []
     var workspace: JournalWorkspace?
 
     var isEmpty: Bool { tasks.isEmpty && (workspace?.isEmpty ?? true) }
 
+    init(command: String, pid: Int32) {
+        self.command = command
+        self.pid = pid
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        version = try container.decode(Int.self, forKey: .version)
+        command = try container.decode(String.self, forKey: .command)
+        pid = try container.decode(Int32.self, forKey: .pid)
+        sequence = try container.decodeIfPresent(Int.self, forKey: .sequence) ?? 0
+        tasks = try container.decode([JournalTask].self, forKey: .tasks)
+        workspace = try container.decodeIfPresent(JournalWorkspace.self, forKey: .workspace)
+    }
+
     /// Named: `JournalRecorder.document` writes these keys itself.
     enum CodingKeys: String, CodingKey {
-        case version, command, pid, tasks, workspace
+        case version, command, pid, sequence, tasks, workspace
+    }
+
+    /// Applies the log's records that the snapshot does not include yet. A
+    /// last record cut short (the process died while appending it) was never
+    /// committed and is ignored; a bad record before it is an error.
+    mutating func replay(log: Data) throws {
+        let lines = log.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+        let decoder = JSONDecoder()
+        for (index, line) in lines.enumerated() where !line.isEmpty {
+            let isLast = index == lines.count - 1  // no newline after it: torn
+            guard !isLast else { break }
+            let record: JournalRecord
+            do {
+                record = try decoder.decode(JournalRecord.self, from: Data(Array(line)))
+            } catch {
+                // Torn inside its line, with garbage after: the last line only.
+                if lines[(index + 1)...].allSatisfy(\.isEmpty) { break }
+                throw error
+            }
+            if case .opened(let command, let pid) = record.change {
+                self.command = command
+                self.pid = pid
+                continue
+            }
+            guard record.sequence > sequence else { continue }
+            apply(record)
+        }
+    }
+
+    mutating func apply(_ record: JournalRecord) {
+        sequence = record.sequence
+        switch record.change {
+        case .queued(let task):
+            if let at = tasks.firstIndex(where: { $0.id == task.id }) { tasks[at] = task } else { tasks.append(task) }
+        case .checkpoint(let id, let checkpoint):
+            if let at = tasks.firstIndex(where: { $0.id == id }) { tasks[at].checkpoint = checkpoint }
+        case .finished(let id):
+            tasks.removeAll { $0.id == id }
+        case .workspace(let staged):
+            workspace = staged
+        case .opened:
+            break
+        }
+    }
+}
+
+/// One line of the journal's log: what happened to a task, in order.
+struct JournalRecord: Decodable, Sendable {
+    enum Change: Sendable {
+        /// The log's first line: who writes it (the snapshot says so too).
+        case opened(command: String, pid: Int32)
+        /// Added, retried or resumed: its request and files as they are now.
+        case queued(JournalTask)
+        /// A resumable transfer got this far.
+        case checkpoint(id: Int, TransferCheckpoint)
+        /// Its result was final (sent, failed or cancelled): never sent again.
+        case finished(id: Int)
+        /// The UI's staging area changed.
+        case workspace(JournalWorkspace?)
+    }
+
+    var sequence: Int
+    var change: Change
+
+    init(sequence: Int, change: Change) {
+        self.sequence = sequence
+        self.change = change
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case seq, queued, checkpoint, finished, workspace, id, opened
+    }
+
+    private struct Opened: Codable {
+        var command: String
+        var pid: Int32
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        sequence = try container.decode(Int.self, forKey: .seq)
+        if let task = try container.decodeIfPresent(JournalTask.self, forKey: .queued) {
+            change = .queued(task)
+        } else if let checkpoint = try container.decodeIfPresent(TransferCheckpoint.self, forKey: .checkpoint) {
+            change = .checkpoint(id: try container.decode(Int.self, forKey: .id), checkpoint)
+        } else if let id = try container.decodeIfPresent(Int.self, forKey: .finished) {
+            change = .finished(id: id)
+        } else if let opened = try container.decodeIfPresent(Opened.self, forKey: .opened) {
+            change = .opened(command: opened.command, pid: opened.pid)
+        } else if container.contains(.workspace) {
+            change = .workspace(try container.decodeIfPresent(JournalWorkspace.self, forKey: .workspace))
+        } else {
+            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "a journal record of no known kind"))
+        }
+    }
+
+    /// The record as one line, with a task's JSON as `JournalRecorder` encoded it.
+    static func line(sequence: Int, _ change: Change, taskJSON: [UInt8] = []) -> [UInt8] {
+        var members: [JSONValue.Member] = [.init(CodingKeys.seq.stringValue, .number(String(sequence)))]
+        switch change {
+        case .queued:
+            // Spliced in as written: the task's JSON is encoded once.
+            return Array("{\"seq\":\(sequence),\"queued\":".utf8) + taskJSON + Array("}\n".utf8)
+        case .checkpoint(let id, let checkpoint):
+            members.append(.init(CodingKeys.id.stringValue, .number(String(id))))
+            members.append(.init(CodingKeys.checkpoint.stringValue, (try? JSONValue(encoding: checkpoint)) ?? .null))
+        case .finished(let id):
+            members.append(.init(CodingKeys.finished.stringValue, .number(String(id))))
+        case .workspace(let staged):
+            members.append(.init(CodingKeys.workspace.stringValue, staged.flatMap { try? JSONValue(encoding: $0) } ?? .null))
+        case .opened(let command, let pid):
+            members.append(
+                .init(
+                    CodingKeys.opened.stringValue,
+                    .object([.init("command", .string(command)), .init("pid", .number(String(pid)))])))
+        }
+        return JSONValue.object(members).compactJSONBytes + [UInt8(ascii: "\n")]
     }
 }
 
@@ -35,10 +173,12 @@ struct JournalTask: Codable, Sendable, Equatable {
     var files: [JournalFile]
     /// Why it cannot simply be resumed, carried over from an earlier adoption.
     var problem: String?
+    /// How far a resumable transfer got.
+    var checkpoint: TransferCheckpoint?
 
     /// Named: `JournalRecorder.encode` writes these keys itself.
     enum CodingKeys: String, CodingKey {
-        case id, after, priority, request, files, problem
+        case id, after, priority, request, files, problem, checkpoint
     }
 
     init(_ task: TaskSnapshot, files: [JournalFile], problem: String? = nil) {
@@ -48,6 +188,7 @@ struct JournalTask: Codable, Sendable, Equatable {
         request = task.request
         self.files = files
         self.problem = problem
+        checkpoint = task.checkpoint
     }
 }
 
@@ -116,7 +257,7 @@ extension UploadRequest.Body {
             return form.parts.compactMap { if case .file(let path) = $0.content { path } else { nil } }
         case .rawFile(let path, _): return [path]
         case .base64JSON(let body): return [body.path]
-        case .urlencoded, .json, .bytes: return []
+        case .urlencoded, .json, .bytes, .stream: return []
         }
     }
 }

@@ -2,82 +2,103 @@ import Dispatch
 import Foundation
 import UploadEngine
 
-/// Keeps this process's journal in step with the engine: a task is in it
-/// from the moment it is added until it finishes, and the UI's staging area
-/// is in it too. What could be lost (a new task, a staging change) is written
-/// within about 20 ms. Finished tasks are found by asking the engine once a
-/// second (not by an event per task, which costs a thread wake-up each) and
-/// leave the journal then: missing that only means a task could be sent
-/// twice, never lost. Writes are coalesced and run on a queue of their own,
-/// so fsync never holds up the engine or the screen.
+/// Keeps this process's journal in step with the engine, and stands between
+/// the engine and the monitors that show results (the output, the history,
+/// the screen): a task's end reaches them only once the journal has it on
+/// disk, so an answer that was printed is never sent again after a crash.
+///
+/// Each change is a record appended to the log (`JournalRecord`). Records
+/// are committed as they come, with one `fdatasync` for all that arrived
+/// while the previous one ran (group commit), on a queue of their own, so
+/// the engine and the screen never wait on the disk. When the log has grown
+/// past the snapshot, a new snapshot replaces both (compaction).
 final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
     let queue: DispatchQueue
     private let writer = DispatchQueue(label: "hoist.journal.write")
     let store: JournalStore
     private let command: String
     private let report: @Sendable (String) -> Void
+    /// Told of every event they want; a task's end only once it is committed.
+    private let downstream: [any UploadEventMonitor]
+
     // Touched only on `queue`.
-    /// Each unfinished task's JSON, encoded once when it is added.
-    private var tasks: [TaskID: [UInt8]] = [:]
-    /// Restored tasks, with the files as they were when first queued.
-    private var restored: [TaskID: JournalTask] = [:]
+    /// Each unfinished task, with its JSON as encoded when it was queued.
+    private var tasks: [TaskID: (task: JournalTask, json: [UInt8])] = [:]
+    /// Restored tasks not resumed yet: their files as first queued.
+    private var restored: Set<TaskID> = []
     private var workspace: JournalWorkspace?
     /// The last request encoded without body and label: see `encode`.
     private var lastShell: (request: UploadRequest, members: [JSONValue.Member])?
-    private var dirty = false
-    /// When the next write is due, if one is scheduled.
-    private var due: DispatchTime?
+    private var sequence = 0
+    /// Records not handed to the writer yet, and the last one's sequence.
+    private var pending: [UInt8] = []
+    /// Ends waiting for their record to be committed, with its sequence.
+    private var held: [(sequence: Int, event: UploadEvent)] = []
+    /// Events to pass on after this turn of the queue, in order.
+    private var outbox: [UploadEvent] = []
+    /// A commit is scheduled for the end of this turn of the queue.
+    private var scheduled = false
+    /// The writer is at work on records up to `handedOff`.
     private var writing = false
-    private var urgentWhileWriting = false
+    private var handedOff = 0
+    /// Records up to here are on disk.
+    private var committed = 0
+    /// The last record the snapshot on disk includes.
+    private var snapshotSequence = 0
     private var stopped = false
     private var warned = false
-    /// Asks the engine which tasks are unfinished; set by `attach`.
-    private var unfinished: (@Sendable (Set<TaskID>) -> Set<TaskID>)?
 
     /// `report` is told, once, when the journal cannot be written. `target`,
     /// when given, is the thread the recorder shares with other monitors
     /// (its writes and fsyncs keep a queue of their own).
     init(
         store: JournalStore, command: String, target: DispatchQueue? = nil,
-        report: @escaping @Sendable (String) -> Void
+        downstream: [any UploadEventMonitor] = [], report: @escaping @Sendable (String) -> Void
     ) {
         self.queue = DispatchQueue(label: "hoist.journal", target: target)
         self.store = store
         self.command = command
+        self.downstream = downstream
         self.report = report
     }
 
-    /// The engine this journal follows, for pruning finished tasks.
-    func attach(_ engine: UploadEngine) {
-        queue.sync { unfinished = { [weak engine] ids in engine?.unfinished(among: ids) ?? ids } }
-    }
-
-    /// Adds, and the moves out of `.interrupted` (resume, retry), which
-    /// happen before a first attempt: no progress, no attempts. Finished
-    /// tasks are pruned by asking the engine (see `attach`).
     func wants(_ event: UploadEvent) -> Bool {
         switch event {
-        case .added: return true
-        case .stateChanged(let task): return task.attempts == 0
-        case .finished, .progress, .checkpoint, .queueChanged: return false
+        case .added, .stateChanged, .finished, .checkpoint: return true
+        case .progress, .queueChanged: return downstream.contains { $0.wants(event) }
         }
     }
 
     func handle(_ event: UploadEvent) {
-        guard !stopped else { return }
+        guard !stopped else { return pass(event) }
         switch event {
         case .added(let task):
-            guard tasks[task.id] == nil else { return }  // restored: already in
-            tasks[task.id] = encode(JournalTask(task, files: Self.fingerprints(task.request)))
+            if tasks[task.id] == nil { queued(JournalTask(task, files: Self.fingerprints(task.request)), id: task.id) }
         case .stateChanged(let task):
-            // Resumed or retried on purpose: from now on the files are what is sent.
-            guard restored[task.id] != nil, !isInterrupted(task.state) else { return }
-            restored[task.id] = nil
-            tasks[task.id] = encode(JournalTask(task, files: Self.fingerprints(task.request)))
-        case .finished, .progress, .checkpoint, .queueChanged:
-            return  // not asked for: finished tasks are pruned by `prune`
+            // Retried after its end, or resumed after a restore: from now on
+            // its files are what is sent.
+            let leftInterrupted = restored.contains(task.id) && !task.isInterrupted
+            if leftInterrupted || (tasks[task.id] == nil && !task.state.isFinished) {
+                restored.remove(task.id)
+                queued(JournalTask(task, files: Self.fingerprints(task.request)), id: task.id)
+            }
+        case .checkpoint(let task):
+            if let checkpoint = task.checkpoint, tasks[task.id] != nil {
+                tasks[task.id]!.task.checkpoint = checkpoint
+                tasks[task.id]!.json = encode(tasks[task.id]!.task)
+                append(.checkpoint(id: task.id.rawValue, checkpoint))
+            }
+        case .finished(let task):
+            if tasks.removeValue(forKey: task.id) != nil {
+                restored.remove(task.id)
+                append(.finished(id: task.id.rawValue))
+                held.append((sequence, event))
+                return
+            }
+        case .progress, .queueChanged:
+            break
         }
-        changed(urgent: true)
+        pass(event)
     }
 
     /// The UI's staged files, fields and target, whenever they change.
@@ -86,13 +107,13 @@ final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
             let new = new?.isEmpty == false ? new : nil
             guard !self.stopped, new != self.workspace else { return }
             self.workspace = new
-            self.changed(urgent: true)
+            self.append(.workspace(new))
         }
     }
 
     /// Puts the tasks of dead processes' journals back into `engine`, as
-    /// interrupted, keeping their chains, and into this journal with the
-    /// files as they were first queued (their `.added` events come later).
+    /// interrupted, keeping their chains and checkpoints, and into this
+    /// journal with the files as they were first queued.
     func restore(_ journalTasks: [JournalTask], into engine: UploadEngine) -> RestoreSummary {
         queue.sync {
             var summary = RestoreSummary()
@@ -106,14 +127,15 @@ final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
                 let problem = task.problem ?? task.files.lazy.compactMap { $0.change() }.first
                 let after = task.after.flatMap { ids[$0] }
                 do {
-                    let id = try engine.restore(task.request, priority: task.priority, after: after, problem: problem)
+                    let id = try engine.restore(
+                        task.request, priority: task.priority, after: after, problem: problem,
+                        checkpoint: task.checkpoint)
                     ids[task.id] = id
                     task.id = id.rawValue
                     task.after = after?.rawValue
                     task.problem = problem
-                    restored[id] = task
-                    tasks[id] = encode(task)
-                    changed(urgent: true)
+                    restored.insert(id)
+                    queued(task, id: id)
                     summary.restored += 1
                     if problem != nil { summary.flagged += 1 }
                 } catch {
@@ -124,86 +146,122 @@ final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
         }
     }
 
-    /// Writes what is pending now and waits for it: before an adopted
-    /// journal is deleted, its tasks must be safe in this one.
+    /// The restored tasks whose files changed since they were queued, with
+    /// why: checked again just before "resume all", since a file may be
+    /// touched while the UI is open.
+    func changedFiles() -> [TaskID: String] {
+        queue.sync {
+            var problems: [TaskID: String] = [:]
+            for id in restored {
+                if let change = tasks[id]?.task.files.lazy.compactMap({ $0.change() }).first {
+                    problems[id] = change
+                }
+            }
+            return problems
+        }
+    }
+
+    /// Commits what is pending and waits, then lets every held event
+    /// through and waits for the monitors to take it: before an adopted
+    /// journal is deleted, and before a run reports its end.
     func sync() {
         queue.sync {
             writer.sync {}
-            prune()
-            guard dirty, !stopped else { return }
-            dirty = false
-            let (bytes, empty) = document()
-            writer.sync { save(bytes, empty: empty) }
+            committed = max(committed, handedOff)
+            if !pending.isEmpty {
+                let bytes = pending
+                pending = []
+                writer.sync { save { () throws(StateFileError) in try store.append(bytes) } }
+                handedOff = sequence
+                committed = sequence
+            }
+            release()
+            flushOutbox()
         }
+        for monitor in downstream { monitor.queue.sync {} }
     }
 
-    /// Stops listening and leaves the journal as it stands: called before
+    /// Stops recording and leaves the journal as it stands: called before
     /// quitting cancels the unfinished tasks, so that they stay resumable.
-    /// With nothing left, the journal and its lock are removed.
+    /// With nothing left, the journal and its lock are removed. Later
+    /// events only pass through.
     func finish() {
+        sync()
         queue.sync {
             guard !stopped else { return }
-            prune()
             stopped = true
-            let (bytes, empty) = document()
-            writer.sync {
-                if empty { store.remove() } else { save(bytes, empty: false) }
+            if tasks.isEmpty && workspace == nil {
+                writer.sync { store.remove() }
+            } else if sequence > snapshotSequence {
+                let snapshot = document()
+                writer.sync { self.save { () throws(StateFileError) in try self.store.compact(snapshot) } }
             }
         }
     }
 
-    // MARK: - Writing (on `queue`)
+    // MARK: - Records (on `queue`)
 
-    /// Schedules a write: soon when `urgent`, else within a second. With
-    /// `dirty` false it only schedules a look for finished tasks.
-    private func changed(urgent: Bool, dirty: Bool = true) {
-        if dirty { self.dirty = true }
-        guard !writing else {
-            urgentWhileWriting = urgentWhileWriting || urgent
-            return  // the write under way schedules the next when it is done
-        }
-        let when = DispatchTime.now() + (urgent ? .milliseconds(20) : .seconds(1))
-        if let due, due <= when { return }
-        due = when
-        queue.asyncAfter(deadline: when) { self.writePending(dueAt: when) }
+    private func queued(_ task: JournalTask, id: TaskID) {
+        let json = encode(task)
+        tasks[id] = (task, json)
+        append(.queued(task), taskJSON: json)
     }
 
-    /// Drops the tasks the engine has finished since the last look.
-    private func prune() {
-        guard let unfinished, !tasks.isEmpty else { return }
-        let live = unfinished(Set(tasks.keys))
-        guard live.count < tasks.count else { return }
-        tasks = tasks.filter { live.contains($0.key) }
-        restored = restored.filter { live.contains($0.key) }
-        dirty = true
+    private func append(_ change: JournalRecord.Change, taskJSON: [UInt8] = []) {
+        if sequence == 0 { pending = JournalRecord.line(sequence: 0, .opened(command: command, pid: getpid())) }
+        sequence += 1
+        pending += JournalRecord.line(sequence: sequence, change, taskJSON: taskJSON)
+        guard !scheduled else { return }
+        scheduled = true
+        queue.async { self.commit() }  // after this turn: one commit for all of it
     }
 
-    private func writePending(dueAt when: DispatchTime) {
-        guard due == when else { return }  // an earlier write took its place
-        due = nil
-        prune()
-        guard dirty, !stopped else {
-            if !tasks.isEmpty, !stopped { changed(urgent: false, dirty: false) }  // look again in a second
-            return
-        }
-        dirty = false
+    /// Hands what is pending to the writer, unless it is busy: then what
+    /// comes meanwhile goes in the next commit, when this one is on disk.
+    private func commit() {
+        scheduled = false
+        guard !writing, !pending.isEmpty else { return }
+        let bytes = pending
+        let last = sequence
+        pending = []
         writing = true
-        let (bytes, empty) = document()
+        handedOff = last
+        let snapshot = needsCompaction ? document() : nil
         writer.async {
-            self.save(bytes, empty: empty)
+            self.save { () throws(StateFileError) in
+                try self.store.append(bytes)
+                if let snapshot { try self.store.compact(snapshot) }
+            }
             self.queue.async {
                 self.writing = false
-                let urgent = self.urgentWhileWriting
-                self.urgentWhileWriting = false
-                if self.dirty || !self.tasks.isEmpty { self.changed(urgent: urgent, dirty: self.dirty) }
+                self.committed = max(self.committed, last)
+                if snapshot != nil { self.snapshotSequence = last }
+                self.release()
+                self.flushOutbox()
+                self.commit()
             }
         }
     }
 
-    /// On `writer`.
-    private func save(_ bytes: [UInt8], empty: Bool) {
+    /// A new snapshot once the log holds more records than there are tasks
+    /// to write in one.
+    private var needsCompaction: Bool {
+        let records = sequence - snapshotSequence
+        return records > 256 && records > 2 * tasks.count
+    }
+
+    private func release() {
+        guard !held.isEmpty else { return }
+        let ready = held.prefix { $0.sequence <= committed }
+        held.removeFirst(ready.count)
+        for item in ready { pass(item.event) }
+    }
+
+    /// On `writer`. A journal that cannot be written is reported once, and
+    /// the uploads go on: holding their results back would help no one.
+    private func save(_ write: () throws(StateFileError) -> Void) {
         do {
-            if empty { store.clear() } else { try store.write(bytes) }
+            try write()
         } catch {
             queue.async {
                 guard !self.warned else { return }
@@ -213,18 +271,38 @@ final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
         }
     }
 
-    /// The whole journal, with the tasks as they were written when added.
-    private func document() -> (bytes: [UInt8], empty: Bool) {
+    /// Passes an event on, in order; the batch goes out after this turn.
+    private func pass(_ event: UploadEvent) {
+        guard downstream.contains(where: { $0.wants(event) }) else { return }
+        outbox.append(event)
+        if outbox.count == 1 { queue.async { self.flushOutbox() } }
+    }
+
+    private func flushOutbox() {
+        guard !outbox.isEmpty else { return }
+        let batch = outbox
+        outbox = []
+        for monitor in downstream {
+            let events = batch.filter(monitor.wants)
+            guard !events.isEmpty else { continue }
+            monitor.queue.async { for event in events { monitor.handle(event) } }
+        }
+    }
+
+    /// The whole journal as a snapshot, including every record so far.
+    private func document() -> [UInt8] {
         typealias Key = JournalDocument.CodingKeys
         let header: [JSONValue.Member] = [
             .init(Key.version.stringValue, .number(String(JournalDocument.currentVersion))),
             .init(Key.command.stringValue, .string(command)),
             .init(Key.pid.stringValue, .number(String(getpid()))),
+            .init(Key.sequence.stringValue, .number(String(sequence))),
             .init(Key.workspace.stringValue, workspace.flatMap { try? JSONValue(encoding: $0) } ?? .null),
         ]
-        let tasks = self.tasks.keys.sorted().lazy.map { self.tasks[$0]! }
-        let bytes = JSONValue.compactJSONBytes(header, thenArrayAt: Key.tasks.stringValue, ofWritten: tasks)
-        return (bytes + [UInt8(ascii: "\n")], self.tasks.isEmpty && workspace == nil)
+        let tasks = self.tasks.keys.sorted().lazy.map { self.tasks[$0]!.json }
+        return JSONValue.compactJSONBytes(header, thenArrayAt: Key.tasks.stringValue, ofWritten: tasks) + [
+            UInt8(ascii: "\n")
+        ]
     }
 
     /// A task's JSON, as `JSONDecoder` reads it back into a `JournalTask`
@@ -253,12 +331,10 @@ final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
         wrapper.append(.init(Key.request.stringValue, .object(request)))
         wrapper.append(.init(Key.files.stringValue, files))
         if let problem = task.problem { wrapper.append(.init(Key.problem.stringValue, .string(problem))) }
+        if let checkpoint = task.checkpoint, let json = try? JSONValue(encoding: checkpoint) {
+            wrapper.append(.init(Key.checkpoint.stringValue, json))
+        }
         return JSONValue.object(wrapper).compactJSONBytes
-    }
-
-    private func isInterrupted(_ state: TaskState) -> Bool {
-        if case .interrupted = state { return true }
-        return false
     }
 
     private static func fingerprints(_ request: UploadRequest) -> [JournalFile] {

@@ -1,8 +1,9 @@
 import Foundation
 import Glibc
 
-/// One process's journal, `NAME.json` in `$XDG_STATE_HOME/hoist/journal/`,
-/// and the journals left by processes that are gone.
+/// One process's journal in `$XDG_STATE_HOME/hoist/journal/`: a snapshot,
+/// `NAME.json`, and an append-only log of what happened since, `NAME.log`
+/// (see `JournalRecord`); and the journals left by processes that are gone.
 ///
 /// Each process holds an flock on its `NAME.lock` for as long as it lives.
 /// The kernel drops the lock when the process dies, even by `kill -9`, so a
@@ -13,8 +14,11 @@ final class JournalStore: @unchecked Sendable {
     let directory: String
     let name: String
     private let lock: Int32
+    /// The log, opened on the first append.
+    private var log: Int32 = -1
 
     var path: String { directory + "/" + name + ".json" }
+    var logPath: String { directory + "/" + name + ".log" }
 
     static func defaultDirectory() -> String {
         XDG.directory("XDG_STATE_HOME", fallback: ".local/state") + "/hoist/journal"
@@ -47,17 +51,41 @@ final class JournalStore: @unchecked Sendable {
         }
     }
 
-    deinit { close(lock) }
+    deinit {
+        if log >= 0 { close(log) }
+        close(lock)
+    }
 
-    /// Replaces the journal atomically (see `AtomicFile`).
-    func write(_ bytes: [UInt8]) throws(StateFileError) {
-        try AtomicFile.write(bytes, to: path)
+    /// Appends records to the log, and returns once they are on disk: one
+    /// `fdatasync` for all of them (the group commit). Called on one
+    /// thread at a time.
+    func append(_ bytes: [UInt8]) throws(StateFileError) {
+        if log < 0 {
+            log = open(logPath, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
+            guard log >= 0 else { throw .errno("cannot create", logPath) }
+            AtomicFile.syncFolder(of: logPath)  // the new file's name is durable too
+        }
+        try AtomicFile.writeAll(bytes, to: log, path: logPath)
+        guard fdatasync(log) == 0 else { throw .errno("cannot sync", logPath) }
+    }
+
+    /// Replaces the snapshot atomically (see `AtomicFile`), then empties the
+    /// log it includes. A crash in between leaves both: replay skips the
+    /// records the snapshot already holds, by their sequence numbers.
+    func compact(_ snapshot: [UInt8]) throws(StateFileError) {
+        try AtomicFile.write(snapshot, to: path)
+        guard log >= 0 else { return }
+        guard ftruncate(log, 0) == 0, fdatasync(log) == 0 else { throw .errno("cannot truncate", logPath) }
     }
 
     /// Deletes the journal while the process goes on: nothing is left to resume.
     func clear() {
+        if log >= 0 { ftruncate(log, 0) }
         unlink(path)
         unlink(path + ".tmp")
+        unlink(logPath)
+        if log >= 0 { close(log) }
+        log = -1
         AtomicFile.syncFolder(of: path)
     }
 
@@ -75,7 +103,7 @@ final class JournalStore: @unchecked Sendable {
         guard let files = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [] }
         let names = Set(
             files.compactMap { file in
-                [".json", ".lock"].first(where: file.hasSuffix).map { String(file.dropLast($0.count)) }
+                [".json", ".log", ".lock"].first(where: file.hasSuffix).map { String(file.dropLast($0.count)) }
             })
         var found: [(modified: Int, orphan: Orphan)] = []
         for name in names.sorted() where name != own {
@@ -87,7 +115,9 @@ final class JournalStore: @unchecked Sendable {
                 continue
             }
             var info = stat()
-            guard stat(directory + "/" + name + ".json", &info) == 0 else {
+            guard
+                stat(directory + "/" + name + ".log", &info) == 0 || stat(directory + "/" + name + ".json", &info) == 0
+            else {
                 // Died before its first write: only the lock is left.
                 unlink(lockPath)
                 close(fd)
@@ -106,6 +136,7 @@ final class Orphan: @unchecked Sendable {
     private var lock: Int32
 
     var path: String { directory + "/" + name + ".json" }
+    var logPath: String { directory + "/" + name + ".log" }
 
     init(directory: String, name: String, lock: Int32) {
         self.directory = directory
@@ -115,21 +146,34 @@ final class Orphan: @unchecked Sendable {
 
     deinit { if lock >= 0 { close(lock) } }
 
-    /// Its document, or why it cannot be read.
+    /// Its snapshot with its log replayed, or why it cannot be read.
     func read() throws(StateFileError) -> JournalDocument {
-        guard let data = FileManager.default.contents(atPath: path) else { throw .errno("cannot read", path) }
-        let document: JournalDocument
-        do {
-            document = try JSONDecoder().decode(JournalDocument.self, from: data)
-        } catch let error as DecodingError {
-            throw StateFileError("cannot read journal \(name).json: \(Self.reason(error))")
-        } catch {
-            throw StateFileError("cannot read journal \(name).json: \(error)")
+        let snapshot = FileManager.default.contents(atPath: path)
+        let log = FileManager.default.contents(atPath: logPath)
+        guard snapshot != nil || log != nil else { throw .errno("cannot read", path) }
+        var document = JournalDocument(command: "send", pid: 0)
+        if let snapshot {
+            do {
+                document = try JSONDecoder().decode(JournalDocument.self, from: snapshot)
+            } catch let error as DecodingError {
+                throw StateFileError("cannot read journal \(name).json: \(Self.reason(error))")
+            } catch {
+                throw StateFileError("cannot read journal \(name).json: \(error)")
+            }
+            guard JournalDocument.readableVersions.contains(document.version) else {
+                throw StateFileError(
+                    "cannot read journal \(name).json: it is version \(document.version); this hoist reads versions \(JournalDocument.readableVersions.map(String.init).joined(separator: " and "))"
+                )
+            }
         }
-        guard document.version == JournalDocument.currentVersion else {
-            throw StateFileError(
-                "cannot read journal \(name).json: it is version \(document.version); this hoist reads version \(JournalDocument.currentVersion)"
-            )
+        if let log {
+            do {
+                try document.replay(log: log)
+            } catch let error as DecodingError {
+                throw StateFileError("cannot read journal \(name).log: \(Self.reason(error))")
+            } catch {
+                throw StateFileError("cannot read journal \(name).log: \(error)")
+            }
         }
         return document
     }
@@ -150,6 +194,7 @@ final class Orphan: @unchecked Sendable {
     func discard() {
         unlink(path)
         unlink(path + ".tmp")
+        unlink(logPath)
         unlink(directory + "/" + name + ".lock")
         AtomicFile.syncFolder(of: path)
         release()
@@ -158,8 +203,9 @@ final class Orphan: @unchecked Sendable {
     /// Renames an unreadable journal out of the way, never deleting it;
     /// returns where it went.
     func setAside() -> String {
-        let kept = path + ".unreadable"
-        rename(path, kept)
+        var kept = logPath + ".unreadable"
+        rename(logPath, kept)
+        if rename(path, path + ".unreadable") == 0 { kept = path + ".unreadable" }
         AtomicFile.syncFolder(of: path)
         unlink(directory + "/" + name + ".lock")
         release()

@@ -29,12 +29,15 @@ final class SendSession: UploadEventMonitor, @unchecked Sendable {
     private let progress: LiveProgress?
     private let history: HistoryRecorder?
     private let journalDirectory: String?
+    /// Who writes the journal, for the notice when another hoist adopts it.
+    private let journalCommand: String
 
     init(
         plan: SendPlan, output: Output, verbose: Bool = false, insecure: Bool = false, showProgress: Bool = true,
-        history: HistoryStore? = nil, journal: String? = nil
+        history: HistoryStore? = nil, journal: String? = nil, journalCommand: String = "send"
     ) {
         self.journalDirectory = journal
+        self.journalCommand = journalCommand
         self.plan = plan
         queue = DispatchQueue(label: "hoist.send.output", target: monitorThread)
         let secrets = plan.secretFields.union(plan.secretHeaders)
@@ -47,21 +50,36 @@ final class SendSession: UploadEventMonitor, @unchecked Sendable {
         self.progress = showProgress && isatty(STDERR_FILENO) == 1 ? LiveProgress() : nil
     }
 
+    /// Sends the plan's requests.
     func run() async -> ExitStatus {
+        await run { engine, _ in
+            try engine.add(batch: self.plan.requests, after: self.plan.after)
+            return nil
+        }
+    }
+
+    /// Fills the engine with `populate` (paused, so nothing starts before it
+    /// is done), then sends. `populate` returns the tasks to wait for, or
+    /// `nil` for all of them; a task it leaves out (an interrupted one, say)
+    /// counts as not sent.
+    func run(populate: (UploadEngine, JournalRecorder?) throws -> [TaskID]?) async -> ExitStatus {
+        let shown: [any UploadEventMonitor] = [self] + (history.map { [$0] } ?? [])
         let journal = journalDirectory.flatMap { directory -> JournalRecorder? in
             do {
                 return JournalRecorder(
-                    store: try JournalStore(directory: directory), command: "send", target: monitorThread
+                    store: try JournalStore(directory: directory), command: journalCommand, target: monitorThread,
+                    downstream: shown
                 ) { printError("hoist: \($0)") }
             } catch {
                 printError("hoist: no journal, so these uploads could not be resumed after a crash: \(error)")
                 return nil
             }
         }
-        let monitors: [any UploadEventMonitor] = [self] + (history.map { [$0] } ?? []) + (journal.map { [$0] } ?? [])
+        // The journal passes the events on: a result is printed only once
+        // the journal has it on disk.
         let engine = UploadEngine(
-            configuration: .init(concurrency: plan.concurrency, insecure: insecure), monitors: monitors)
-        journal?.attach(engine)
+            configuration: .init(concurrency: plan.concurrency, insecure: insecure),
+            monitors: journal.map { [$0] } ?? shown)
         engine.pause()
         if verbose {
             for request in plan.requests {
@@ -71,11 +89,12 @@ final class SendSession: UploadEventMonitor, @unchecked Sendable {
                     ).joined(separator: "\n"))
             }
         }
+        let waitFor: [TaskID]?
         do {
-            try engine.add(batch: plan.requests, after: plan.after)
+            waitFor = try populate(engine, journal)
         } catch {
+            journal?.finish()  // first: what was adopted stays
             await engine.shutdown()
-            journal?.finish()
             printError("hoist: \(error)")
             return .badInput
         }
@@ -86,7 +105,12 @@ final class SendSession: UploadEventMonitor, @unchecked Sendable {
         }
         progress?.start()
         engine.resume()
-        await engine.waitUntilIdle()
+        if let waitFor {
+            for id in waitFor { _ = await engine.result(of: id) }
+        } else {
+            await engine.waitUntilIdle()
+        }
+        journal?.sync()
         queue.sync {}
         history?.flush()
         journal?.finish()

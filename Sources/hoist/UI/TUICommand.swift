@@ -61,12 +61,15 @@ enum UISession {
         // The history and the journal take turns on one thread: see SendSession.
         let records = DispatchQueue(label: "hoist.ui.records")
         let recorder = history.map { HistoryRecorder(store: $0, target: records, secretFields: { secretNames.value }) }
+        var shown: [any UploadEventMonitor] = [mailbox]
+        if let recorder { shown.append(recorder) }
         var journal: JournalRecorder?
         var journalProblem: Notice?
         if let journalDirectory {
             do {
                 journal = JournalRecorder(
-                    store: try JournalStore(directory: journalDirectory), command: "tui", target: records
+                    store: try JournalStore(directory: journalDirectory), command: "tui", target: records,
+                    downstream: shown
                 ) {
                     mailbox.post(.notice(Notice($0, isError: true)))
                 }
@@ -75,11 +78,9 @@ enum UISession {
                     "no journal, so unfinished uploads would not survive a crash: \(error)", isError: true)
             }
         }
-        var monitors: [any UploadEventMonitor] = [mailbox]
-        if let recorder { monitors.append(recorder) }
-        if let journal { monitors.append(journal) }
-        let engine = UploadEngine(configuration: configuration, monitors: monitors)
-        journal?.attach(engine)
+        // The journal, when there is one, passes the events on: a task's end
+        // only once it is on disk.
+        let engine = UploadEngine(configuration: configuration, monitors: journal.map { [$0] } ?? shown)
         var model = AppModel(
             size: Size(width: 80, height: 24), target: target, profile: profile,
             startDirectory: startDirectory)

@@ -102,7 +102,17 @@ final class UploadManagerApp: TerminalProgram {
         case .loadHistory:
             io.async { [mailbox] in mailbox.post(FileSystem.history()) }
         case .resumeInterrupted:
-            engine.resumeInterrupted()
+            // A file touched since the restore is flagged, not sent.
+            let changed = journal?.changedFiles() ?? [:]
+            engine.resumeInterrupted(flagging: changed)
+            if !changed.isEmpty {
+                let n = changed.count
+                mailbox.post(
+                    .notice(
+                        Notice(
+                            "\(n) left alone: a file changed since it was queued (r sends \(n == 1 ? "it" : "them") anyway, c drops \(n == 1 ? "it" : "them"))",
+                            isError: true)))
+            }
         case .loadProfiles:
             io.async { [mailbox] in
                 do {

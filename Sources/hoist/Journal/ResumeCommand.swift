@@ -1,0 +1,139 @@
+import ArgumentParser
+import Foundation
+import TerminalUI
+import UploadEngine
+import UploadPlan
+
+/// `hoist resume`: what hoists that died left unfinished, sent from a script.
+/// Their journals are adopted as the UI adopts them (each locked, an
+/// unreadable one set aside); resumable transfers go on from their
+/// checkpoint; a task whose file vanished or changed is named and left in the
+/// journal, unsent.
+struct ResumeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "resume",
+        abstract: "Send what hoist processes that are gone left unfinished.",
+        discussion: """
+            Exit status: 0 when every resumed upload succeeded (or there was nothing to resume), \
+            1 when one failed or a file vanished or changed since it was queued (that task is \
+            not sent and stays in the journal), 130 when interrupted.
+            """
+    )
+
+    @Flag(name: .customLong("list"), help: "Print what would be resumed; send nothing.")
+    var list = false
+
+    @Flag(name: .customLong("json"), help: "One JSON object per task on stdout.")
+    var json = false
+
+    @Option(help: "Uploads at once.", transform: TargetValue.concurrency)
+    var concurrency: Int = Target.defaultConcurrency
+
+    @Flag(name: [.customShort("s"), .customLong("silent")], help: "No progress rows.")
+    var silent = false
+
+    @Flag(name: [.customShort("k"), .customLong("insecure")], help: "Do not verify TLS certificates.")
+    var insecure = false
+
+    @Flag(name: .customLong("no-history"), help: "Do not append the finished tasks to the history.")
+    var noHistory = false
+
+    func run() async throws {
+        let directory = JournalStore.defaultDirectory()
+        if list { return try listJournals(in: directory) }
+        let session = SendSession(
+            plan: SendPlan(requests: [], concurrency: concurrency), output: json ? .jsonLines : .bodies,
+            insecure: insecure, showProgress: !silent,
+            history: noHistory ? nil : HistoryStore(path: HistoryStore.defaultPath()), journal: directory,
+            journalCommand: "resume")
+        var flagged = false
+        let status = await session.run { engine, journal in
+            guard let journal else { throw BadInput("without a journal there is nothing to resume") }
+            let adoption = JournalAdoption.run(
+                recorder: journal, engine: engine, workspace: JournalWorkspace(target: Target(), entries: [], files: []))
+            for line in adoption.unreadable { printError("hoist: " + line) }
+            for line in adoption.summary.lost { printError("hoist: cannot resume " + line) }
+            guard adoption.summary.restored > 0 else {
+                printError("hoist: nothing to resume")
+                return []
+            }
+            printError(
+                "hoist: resuming \(adoption.summary.restored) upload\(adoption.summary.restored == 1 ? "" : "s") from \(adoption.sources.joined(separator: ", "))"
+            )
+            engine.resumeInterrupted(flagging: journal.changedFiles())
+            var resumed: [TaskID] = []
+            for task in engine.snapshots() {
+                if case .interrupted(let problem?) = task.state {
+                    flagged = true
+                    printError(
+                        "hoist: \(task.id) not resumed: \(problem.replacingOccurrences(of: "\n", with: " ")) (it stays in the journal: hoist, then r, sends it anyway)"
+                    )
+                } else {
+                    resumed.append(task.id)
+                }
+            }
+            return resumed
+        }
+        throw ExitCode(status == .ok && flagged ? ExitStatus.uploadFailed.rawValue : status.rawValue)
+    }
+
+    /// Reads the journals without adopting them: they stay for a later resume.
+    private func listJournals(in directory: String) throws {
+        var count = 0
+        for orphan in JournalStore.orphans(in: directory) {
+            let document: JournalDocument
+            do {
+                document = try orphan.read()
+            } catch {
+                printError("hoist: \(error)")
+                continue
+            }
+            for task in document.tasks {
+                count += 1
+                let problem =
+                    task.request.body.isReplayable
+                    ? task.problem ?? task.files.lazy.compactMap { $0.change() }.first
+                    : "it read standard input or a pipe, which cannot be read again"
+                let line = ResumeListLine(task: task, document: document, problem: problem)
+                writeOut(Array(((json ? line.json : line.text) + "\n").utf8))
+            }
+        }
+        if count == 0 { printError("hoist: nothing to resume") }
+    }
+}
+
+/// One task of `hoist resume --list`.
+struct ResumeListLine {
+    var task: JournalTask
+    var document: JournalDocument
+    var problem: String?
+
+    /// `#3  photo.jpg  → http://host/upload  from hoist send (pid 4242), resumes at 12 MiB of 200 MiB`
+    var text: String {
+        var line = "#\(task.id)  \(task.request.displayName)  → \(task.request.url)"
+        line += "  from hoist \(document.command) (pid \(document.pid))"
+        if let checkpoint = task.checkpoint, let total = checkpoint.length {
+            line += ", resumes at \(Format.bytes(checkpoint.offset)) of \(Format.bytes(total))"
+        }
+        if let problem { line += "\n    not resumable as it is: " + problem.replacingOccurrences(of: "\n", with: " ") }
+        return line
+    }
+
+    var json: String {
+        var members: [JSONValue.Member] = [
+            .init("id", .number(String(task.id))),
+            .init("name", .string(task.request.displayName)),
+            .init("url", .string(task.request.url)),
+            .init("method", .string(task.request.method.rawValue)),
+            .init("files", .array(task.files.map { .string($0.path) })),
+            .init("from", .string("hoist \(document.command) (pid \(document.pid))")),
+        ]
+        if let checkpoint = task.checkpoint {
+            members.append(.init("resume_from", .number(String(checkpoint.offset))))
+            if let total = checkpoint.length { members.append(.init("total_bytes", .number(String(total)))) }
+            members.append(.init("upload_url", .string(checkpoint.uploadURL)))
+        }
+        members.append(.init("problem", problem.map(JSONValue.string) ?? .null))
+        return JSONValue.object(members).compactJSON
+    }
+}
