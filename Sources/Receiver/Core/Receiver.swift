@@ -24,6 +24,12 @@ import NIOSSL
 /// `{"error": "..."}`: 400 malformed body, 413 too large, 500 a file could not be written (partial
 /// files of a failed request are removed).
 ///
+/// **tus.** Under ``ReceiverConfiguration/tusPath`` (`/files`) it speaks tus 1.0 instead: creation (with
+/// upload, deferred length), core, termination, checksum (sha1, sha256, sha384, sha512, md5) and
+/// concatenation. Unfinished uploads wait in `.tus/` inside the directory and survive a restart; a complete
+/// one is saved like any file, under its `filename` metadata. ``TusKnobs`` make it fail on purpose, and
+/// ``tusRequests()`` lists what it was sent. See `Tus/`.
+///
 /// **Server-wide knobs** (``ReceiverConfiguration``), counting every request in order of arrival:
 /// - `failFirst`: the first N requests get 503 with `Retry-After: retryAfterSeconds`, after their body was
 ///   read and discarded;

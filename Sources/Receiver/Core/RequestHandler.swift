@@ -58,8 +58,7 @@ struct RequestHandler: Sendable {
             } else {
                 if resetAfter == 0 { throw .resetConnection }
                 let knobs = try RequestKnobs(query: request.uri.query)
-                if let early = try answerBeforeBody(request, index: index, knobs: knobs, resetting: resetAfter != nil)
-                {
+                if let early = try answerBeforeBody(request, index: index, knobs: knobs, resetting: resetAfter != nil) {
                     outcome = .answer(early)
                 } else {
                     await knobs.stallBeforeBody()

@@ -98,7 +98,8 @@ extension TusService {
         record.keptBytes = written
         var answer = Answer.tus(
             receipt.isCreation ? 201 : 204,
-            (receipt.isCreation ? [("Location", location(upload.id))] : []) + [("Upload-Offset", String(upload.offset))])
+            (receipt.isCreation ? [("Location", location(upload.id))] : []) + [("Upload-Offset", String(upload.offset))]
+        )
         if upload.isComplete && !upload.isPartial {
             do throws(ReceiverError) {
                 record.savedAs = try complete(&upload)

@@ -112,7 +112,9 @@ extension TusService {
         do throws(TusFailure) {
             record.offsetAfter = upload.offset
             if takeTurn(\.conflicts, limit: knobs.conflictFirst) {
-                throw .conflict("the receiver answers 409 to the first \(knobs.conflictFirst) PATCH(es) (conflictFirst)", offset: upload.offset)
+                throw .conflict(
+                    "the receiver answers 409 to the first \(knobs.conflictFirst) PATCH(es) (conflictFirst)",
+                    offset: upload.offset)
             }
             let plan = try upload.plan(
                 patchOffset: offset, declaredLength: declaredLength, contentLength: headers.contentLength,
@@ -148,6 +150,11 @@ extension TusService {
             if let length = creation.length, let contentLength = headers.contentLength, contentLength > length {
                 throw .tooLarge("a body of \(contentLength) bytes is longer than Upload-Length \(length)")
             }
+        }
+        guard store.unfinishedCount < TusStore.maxUnfinished else {
+            throw TusFailure(
+                status: 503,
+                message: "the receiver holds \(TusStore.maxUnfinished) unfinished uploads; finish or delete some")
         }
         var upload = TusUpload(
             id: TusStore.newID(), length: creation.length, metadata: creation.metadata,

@@ -25,6 +25,8 @@ final class TusStore: Sendable {
     /// How long a request waits for an upload another request is writing. A client that lost its
     /// connection often comes back before the receiver noticed; it should get the offset, not an error.
     static let lockWait: Duration = .seconds(3)
+    /// More unfinished uploads than this and creation answers 503.
+    static let maxUnfinished = 10_000
 
     private struct Slot {
         var upload: TusUpload
@@ -82,7 +84,12 @@ final class TusStore: Sendable {
         if mkdir(root, 0o700) != 0, errno != EEXIST {
             throw .saveFailed("cannot create \(root): \(UploadDirectory.describeErrno())")
         }
-        let fd = open(dataPath(upload.id), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        // Never follow a link someone put in its place.
+        var info = stat()
+        guard lstat(root, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
+            throw .saveFailed("\(root) is not a directory: move it away so the receiver can keep tus uploads there")
+        }
+        let fd = open(dataPath(upload.id), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
             throw .saveFailed("cannot create \(dataPath(upload.id)): \(UploadDirectory.describeErrno())")
         }
@@ -94,6 +101,11 @@ final class TusStore: Sendable {
             throw error
         }
         table.withLockedValue { $0[upload.id] = Slot(upload: upload, busy: true) }
+    }
+
+    /// Uploads not complete yet: each holds a file, so a client may not open them without end.
+    var unfinishedCount: Int {
+        table.withLockedValue { $0.values.count { $0.upload.savedAs == nil } }
     }
 
     /// Writes the upload's JSON (atomically: a half-written file would lose the upload on restart).
@@ -156,7 +168,8 @@ final class TusStore: Sendable {
         guard rename(dataPath(upload.id), sink.path) == 0 else {
             let code = errno
             unlink(sink.path)
-            throw .saveFailed("cannot move \(dataPath(upload.id)) to \(sink.path): \(UploadDirectory.describeErrno(code))")
+            throw .saveFailed(
+                "cannot move \(dataPath(upload.id)) to \(sink.path): \(UploadDirectory.describeErrno(code))")
         }
         return sink.savedAs
     }

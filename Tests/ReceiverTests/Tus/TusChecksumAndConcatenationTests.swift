@@ -62,7 +62,8 @@ import Testing
             let unsupported = try await tus.patch(
                 location, offset: 5_000, chunk, headers: Self.withChecksum("crc32 AAAAAA=="))
             #expect(unsupported.status == 400)
-            #expect(try await tus.patch(location, offset: 5_000, chunk, headers: Self.withChecksum("sha1")).status == 400)
+            #expect(
+                try await tus.patch(location, offset: 5_000, chunk, headers: Self.withChecksum("sha1")).status == 400)
 
             let good = try await tus.patch(
                 location, offset: 5_000, chunk, headers: Self.withChecksum(Self.checksum("sha256", chunk)))
@@ -132,8 +133,10 @@ import Testing
             let partial = try #require(
                 try await tus.create(length: 10, headers: ["-H", "Upload-Concat: partial"]).header("Location"))
             let plain = try await tus.created(length: 0)
-            for parts in ["\(partial)", "\(plain)", "/files/0123456789abcdef0123456789abcdef", "/elsewhere/x", "",
-                "\(partial) \(partial)"] {
+            for parts in [
+                "\(partial)", "\(plain)", "/files/0123456789abcdef0123456789abcdef", "/elsewhere/x", "",
+                "\(partial) \(partial)",
+            ] {
                 let final = try await Curl.run(
                     TusCurl.version + ["-X", "POST", "-H", "Upload-Concat: final;\(parts)", server.url + "/files"])
                 #expect(final.status == 400, "\(parts): \(final.text)")

@@ -142,7 +142,8 @@ import Testing
             let tus = TusCurl(server)
             let location = try await tus.created(length: 10)
             for type in [["-H", "Content-Type: application/octet-stream"], []] {
-                let refused = try await tus.patch(location, offset: 0, Array(repeating: 7, count: 10), headers: TusCurl.version + type)
+                let refused = try await tus.patch(
+                    location, offset: 0, Array(repeating: 7, count: 10), headers: TusCurl.version + type)
                 #expect(refused.status == 415)
                 #expect(refused.header("Tus-Resumable") == "1.0.0")
             }
@@ -236,7 +237,8 @@ import Testing
                     length: 3, metadata: TusCurl.metadata([("filename", name)]), body: Array("abc".utf8))
                 #expect(created.status == 201, "\(name)")
             }
-            #expect(server.savedFiles.sorted() == [".tus", "a_[31mb.txt", "passwd", "upload", "身份证 正面-1.jpg", "身份证 正面.jpg"])
+            #expect(
+                server.savedFiles.sorted() == [".tus", "a_[31mb.txt", "passwd", "upload", "身份证 正面-1.jpg", "身份证 正面.jpg"])
             #expect(fileBytes(server.directory + "/../../etc/passwd") != Array("abc".utf8))
             #expect(
                 server.receiver.tusRequests().compactMap(\.savedAs)
@@ -247,7 +249,9 @@ import Testing
     @Test func unknownUploadsGet404() async throws {
         try await withReceiver { server async throws in
             let tus = TusCurl(server)
-            for location in ["/files/0123456789abcdef0123456789abcdef", "/files/nope", "/files/a/b", "/files/..%2F..%2Fx"] {
+            for location in [
+                "/files/0123456789abcdef0123456789abcdef", "/files/nope", "/files/a/b", "/files/..%2F..%2Fx",
+            ] {
                 #expect(try await tus.head(location).status == 404, "\(location)")
                 #expect(try await tus.patch(location, offset: 0, [1]).status == 404, "\(location)")
                 #expect(try await tus.delete(location).status == 404, "\(location)")

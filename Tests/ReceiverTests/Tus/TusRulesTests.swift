@@ -24,7 +24,10 @@ import Testing
     @Test func checksumHeaders() throws {
         let checksum = try TusChecksum(parsing: "SHA256 n4bQgYhMfWWaL+qgxVrQFaO/TxsrC4Is0V1sFbDwCgg=")
         #expect(checksum.algorithm == .sha256 && checksum.digest.count == 32)
-        #expect(throws: TusFailure.badRequest("Upload-Checksum: crc32 is not supported; use one of sha1,sha256,sha384,sha512,md5")) {
+        #expect(
+            throws: TusFailure.badRequest(
+                "Upload-Checksum: crc32 is not supported; use one of sha1,sha256,sha384,sha512,md5")
+        ) {
             try TusChecksum(parsing: "crc32 AAAA")
         }
         #expect(throws: TusFailure.self) { try TusChecksum(parsing: "sha1") }
