@@ -1,0 +1,179 @@
+import Foundation
+import Glibc
+import Receiver
+import TestSupport
+import Testing
+
+/// The promise of tus: `hoist send --tus` killed with SIGKILL halfway
+/// through a 200 MB file, then `hoist resume` (or R in the UI) goes on from
+/// the byte the server holds, and the server ends up with the file.
+@Suite(.serialized) struct TusResumeTests {
+    static let size = 200 << 20
+    static let chunk: Int64 = 8 << 20
+
+    /// 200 MB of random bytes, written by the kernel's generator (fast in a debug build).
+    static func bigFile(in home: TemporaryDirectory) async throws -> (path: String, sha: String) {
+        let path = home.path + "/备份 big.bin"
+        let made = try await run("/bin/sh", ["-c", "head -c \(size) /dev/urandom > '\(path)' && sha256sum '\(path)'"])
+        try #require(made.status == 0, "\(made.stderr)")
+        return (path, String(made.stdout.prefix(64)))
+    }
+
+    static func environment(_ home: TemporaryDirectory) -> [String: String] {
+        ["HOME": home.path, "XDG_STATE_HOME": home.path + "/.local/state"]
+    }
+
+    /// Starts the send, and kills it once the server holds about half.
+    static func sendAndKillHalfway(
+        _ url: String, file: String, home: TemporaryDirectory, extra: [String] = [], held: () -> Int64
+    ) async throws {
+        let send = try Subprocess(
+            hoistBinary, ["send", "--tus", url, "-T", file, "--json", "-s", "--no-history"] + extra,
+            environment: hoistEnvironment(environment(home)))
+        try await JournalTests.waitUntil("half the file on the server", timeout: .seconds(120)) {
+            held() >= Int64(size / 2)
+        }
+        kill(send.pid, SIGKILL)
+        let killed = await send.result()
+        #expect(killed.status == 128 + SIGKILL, "it finished before the kill")
+    }
+
+    /// `hoist resume --list --json`: the one task, with its upload URL.
+    static func listed(_ home: TemporaryDirectory) async throws -> [String: Any] {
+        let list = try await hoist(["resume", "--list", "--json"], environment: environment(home))
+        #expect(list.status == 0, "\(list.stderr)")
+        try #require(list.stdoutLines.count == 1, "\(list.stdout)\(list.stderr)")
+        return try jsonObject(list.stdoutLines[0])
+    }
+
+    /// The size of the largest file under `folder`: how far a server got.
+    static func largestFile(in folder: String) -> Int64 {
+        var largest: Int64 = 0
+        let walker = FileManager.default.enumerator(atPath: folder)
+        while let name = walker?.nextObject() as? String {
+            var info = stat()
+            if stat(folder + "/" + name, &info) == 0 { largest = max(largest, Int64(info.st_size)) }
+        }
+        return largest
+    }
+
+    /// What the server says it holds of an upload.
+    static func serverOffset(_ url: String) async throws -> Int64 {
+        let head = try await run("/usr/bin/env", ["curl", "-sfI", "-H", "Tus-Resumable: 1.0.0", url])
+        let line = head.stdout.split(separator: "\r\n").first { $0.lowercased().hasPrefix("upload-offset:") }
+        return try #require(line.flatMap { Int64($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) })
+    }
+
+    @Test func aKilledSendIsResumedByHoistResumeAndNoByteGoesTwice() async throws {
+        // 80 MB/s: the kill lands while the file is on its way.
+        try await withReceiver(configure: { $0.readBytesPerSecond = 80 << 20 }) { receiver, saved in
+            let home = TemporaryDirectory()
+            let (file, sha) = try await Self.bigFile(in: home)
+            let patched = { receiver.tusRequests().filter { $0.method == "PATCH" }.reduce(0) { $0 + $1.keptBytes } }
+            try await Self.sendAndKillHalfway(receiver.baseURL + "/files", file: file, home: home, held: patched)
+            try await Task.sleep(for: .milliseconds(300))  // the cut PATCH ends on the server
+            let task = try await Self.listed(home)
+            let uploadURL = try #require(task["upload_url"] as? String)
+            let held = try await Self.serverOffset(uploadURL)
+            #expect((task["resume_from"] as? Int).map(Int64.init) ?? -1 <= held, "the journal never runs ahead")
+            let before = receiver.tusRequests().count
+
+            let resume = try await hoist(["resume", "--json", "-s", "--no-history"], environment: Self.environment(home))
+            #expect(resume.status == 0, "\(resume.stderr)")
+            let line = try jsonObject(try #require(resume.stdoutLines.last))
+            #expect(line["ok"] as? Bool == true)
+            let resumedFrom = Int64(try #require(line["resumed_from"] as? Int))
+            #expect(resumedFrom >= held - Self.chunk && resumedFrom <= held)
+            let after = receiver.tusRequests()[before...]
+            let sentAfter = after.reduce(0) { $0 + $1.bodyBytes }
+            #expect(sentAfter <= Int64(Self.size) - held + Self.chunk, "sent \(sentAfter) after the kill")
+            // Across the whole upload, every byte was kept once.
+            let ranges = receiver.tusRequests().compactMap(\.keptRange).sorted { $0.lowerBound < $1.lowerBound }
+            #expect(zip(ranges, ranges.dropFirst()).allSatisfy { $0.upperBound == $1.lowerBound })
+            #expect(ranges.first?.lowerBound == 0 && ranges.last?.upperBound == Int64(Self.size))
+            let name = try #require(after.compactMap(\.savedAs).first)
+            let stored = try await run("/usr/bin/env", ["sha256sum", saved.path + "/" + name])
+            #expect(stored.stdout.hasPrefix(sha))
+            // Nothing is left to resume.
+            let again = try await hoist(["resume", "--list"], environment: Self.environment(home))
+            #expect(again.stdout.isEmpty && again.stderr.contains("nothing to resume"))
+        }
+    }
+
+    @Test func aKilledSendIsResumedAgainstResumableUpload() async throws {
+        let peer = try await TusPeer.resumableUpload()
+        let home = TemporaryDirectory()
+        let (file, sha) = try await Self.bigFile(in: home)
+        // Its partial file grows as PATCH bodies arrive.
+        let held = { Self.largestFile(in: peer.directory.path) }
+        // Smaller chunks: a Python server takes them slowly enough to be killed halfway.
+        try await Self.sendAndKillHalfway(
+            peer.creationURL, file: file, home: home, extra: ["--chunk-size", "1M"], held: held)
+        try await Task.sleep(for: .milliseconds(300))
+        let task = try await Self.listed(home)
+        let atKill = try await Self.serverOffset(try #require(task["upload_url"] as? String))
+
+        let resume = try await hoist(["resume", "--json", "-s", "--no-history"], environment: Self.environment(home))
+        #expect(resume.status == 0, "\(resume.stderr)")
+        let line = try jsonObject(try #require(resume.stdoutLines.last))
+        let resumedFrom = Int64(try #require(line["resumed_from"] as? Int))
+        #expect(resumedFrom >= atKill - (1 << 20) && resumedFrom <= atKill)
+        #expect(peer.storedFiles().values.contains { sha256(Array($0)) == sha })
+    }
+
+    @Test func aKilledSendIsResumedInTheUIWithR() async throws {
+        try await withReceiver(configure: { $0.readBytesPerSecond = 80 << 20 }) { receiver, saved in
+            let home = TemporaryDirectory()
+            let (file, sha) = try await Self.bigFile(in: home)
+            let patched = { receiver.tusRequests().filter { $0.method == "PATCH" }.reduce(0) { $0 + $1.keptBytes } }
+            try await Self.sendAndKillHalfway(receiver.baseURL + "/files", file: file, home: home, held: patched)
+            let tmux = try await JournalTests.startUI(home.path)
+            defer { Task { await tmux.kill() } }
+            try await tmux.waitFor("the adopted upload") {
+                $0.text.contains("1 interrupted upload") && $0.text.contains("resumable")
+                    && $0.text.contains("the server holds")
+            }
+            try await tmux.press("R")
+            let screen = try await tmux.waitFor("the upload done", timeout: .seconds(120)) {
+                $0.text.contains("✔ 1") && $0.text.contains("resumed at")
+            }
+            #expect(screen.text.contains("备份 big.bin"))
+            let name = try #require(receiver.tusRequests().compactMap(\.savedAs).first)
+            let stored = try await run("/usr/bin/env", ["sha256sum", saved.path + "/" + name])
+            #expect(stored.stdout.hasPrefix(sha))
+            try await tmux.press("q")
+            try await tmux.waitFor("the shell again") { $0.text.contains("EXIT=0") }
+            #expect(JournalTests.journals(home.path).isEmpty)
+        }
+    }
+
+    @Test func standardInputGoesUpWithDeferredLength() async throws {
+        try await withReceiver { receiver, saved in
+            var generator = SeededGenerator(state: 7)
+            let bytes = randomBytes(3 << 20, using: &generator)
+            let result = try await hoist(
+                ["send", "--tus", receiver.baseURL + "/files", "-T", "-", "--chunk-size", "1M", "--json", "-s"],
+                input: { $0.write(Data(bytes)) })
+            #expect(result.status == 0, "\(result.stderr)")
+            let creation = try #require(receiver.tusRequests().first { $0.method == "POST" })
+            #expect(creation.status == 201)
+            let patches = receiver.tusRequests().filter { $0.method == "PATCH" }
+            #expect(patches.count == 3)
+            let name = try #require(patches.compactMap(\.savedAs).first)
+            let stored = try #require(FileManager.default.contents(atPath: saved.path + "/" + name))
+            #expect(sha256(Array(stored)) == sha256(bytes))
+        }
+    }
+
+    @Test func standardInputOfOneChunkGoesToResumableUpload() async throws {
+        // resumable-upload wants Upload-Length on the first PATCH of a
+        // deferred upload: met when standard input fits in one chunk.
+        let peer = try await TusPeer.resumableUpload()
+        var generator = SeededGenerator(state: 8)
+        let bytes = randomBytes(300_000, using: &generator)
+        let result = try await hoist(
+            ["send", "--tus", peer.creationURL, "-T", "-", "--json", "-s"], input: { $0.write(Data(bytes)) })
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(peer.storedFiles().values.contains { sha256(Array($0)) == sha256(bytes) })
+    }
+}
