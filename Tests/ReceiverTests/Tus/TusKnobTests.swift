@@ -30,6 +30,29 @@ import Testing
         }
     }
 
+    @Test func aClientThatDropsMidPatchKeepsTheBytesThatArrived() async throws {
+        // Larger than what the socket buffers hold, so part of it never leaves curl.
+        let bytes = pseudoRandomBytes(32 << 20, seed: 36)
+        try await withReceiver({ $0.readBytesPerSecond = 8 << 20 }) { server in
+            let tus = TusCurl(server)
+            let location = try await tus.created(length: bytes.count, filename: "dropped.bin")
+            let dropped = try await tus.patch(
+                location, offset: 0, bytes, headers: TusCurl.version + TusCurl.chunkType + ["--max-time", "1"])
+            #expect(dropped.status == 0 && dropped.exitCode == 28)
+            try await eventually { server.receiver.tusRequests().contains { $0.method == "PATCH" } }
+            let record = try #require(server.receiver.tusRequests().last)
+            #expect(record.status == 0)
+            let kept = try #require(record.offsetAfter)
+            #expect(kept > 0 && kept < bytes.count)
+            #expect(record.keptBytes == kept)
+
+            #expect(try await tus.head(location).offset == Int(kept))
+            let resumed = try await tus.patch(location, offset: Int(kept), Array(bytes[Int(kept)...]))
+            #expect(resumed.offset == bytes.count)
+            #expect(fileBytes(server.saved("dropped.bin")) == bytes)
+        }
+    }
+
     @Test func aResetAfterASmallerBodyKeepsAllOfItButAnswersNothing() async throws {
         try await withReceiver({
             $0.tusKnobs.resetPatchFirst = 1
