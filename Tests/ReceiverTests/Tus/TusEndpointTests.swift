@@ -328,6 +328,35 @@ import Testing
         }
     }
 
+    @Test func theProtocolWorksOverHTTP2() async throws {
+        let pem = TemporaryDirectory()
+        let made = try await Subprocess.run(
+            "/usr/bin/openssl",
+            [
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1",
+                "-subj", "/CN=127.0.0.1", "-keyout", pem.sub("key.pem"), "-out", pem.sub("cert.pem"),
+            ], timeout: .seconds(30))
+        try #require(made.status == 0)
+        let bytes = pseudoRandomBytes(200_000, seed: 7)
+        try await withReceiver({ $0.tls = (pem.sub("cert.pem"), pem.sub("key.pem")) }) { server in
+            let tus = TusCurl(server)
+            let http2 = TusCurl.version + ["-k", "--http2"]
+            let created = try await tus.create(
+                length: bytes.count, metadata: TusCurl.metadata([("filename", "h2.bin")]),
+                body: Array(bytes[..<50_000]),
+                headers: ["-k", "--http2"])
+            #expect(created.status == 201 && created.offset == 50_000)
+            let location = try #require(created.header("Location"))
+            #expect(try await tus.head(location, headers: http2).offset == 50_000)
+            let patched = try await tus.patch(
+                location, offset: 50_000, Array(bytes[50_000...]), headers: http2 + TusCurl.chunkType)
+            #expect(patched.status == 204 && patched.offset == 200_000)
+            #expect(patched.headerBlock.hasPrefix("HTTP/2 204"))
+            #expect(fileBytes(server.saved("h2.bin")) == bytes)
+            #expect(try await tus.options().status == 0)  // plain HTTP is not served
+        }
+    }
+
     @Test func otherPathsAndTheEndpointSwitchedOff() async throws {
         try await withReceiver({ $0.tusPath = nil }) { server in
             let plain = try await Curl.run([
