@@ -210,6 +210,45 @@ import Testing
         }
     }
 
+    @Test func cancelRetryAndQuitBringEveryTaskBackAndATouchedFileIsFlaggedAtR() async throws {
+        // 64 KiB/s: both uploads are still on their way when hoist quits.
+        try await withReceiver(configure: { $0.readBytesPerSecond = 64 << 10 }) { receiver, saved in
+            let home = TemporaryDirectory()
+            _ = home.file("a.bin", Array(repeating: 1, count: 512 << 10))
+            _ = home.file("b.bin", Array(repeating: 2, count: 512 << 10))
+            let first = try await Self.startUI(home.path, arguments: receiver.baseURL + "/upload a.bin b.bin")
+            try await first.waitFor("the staged files") { $0.text.contains("a.bin") && $0.text.contains("b.bin") }
+            try await first.press("u")
+            try await first.waitFor("both on their way") { $0.text.contains("2 tasks") && $0.text.contains("↑ 2") }
+            try await first.press("c")
+            try await first.waitFor("one cancelled") { $0.text.contains("⊘ 1") }
+            try await first.press("r")
+            try await first.waitFor("the cancelled one retried") { $0.text.contains("↑ 2") }
+            try await first.press("q")
+            try await first.waitFor("the quit dialog") { $0.text.contains("2 uploads are not finished") }
+            try await first.press("y")
+            try await first.waitFor("the shell again") { $0.text.contains("EXIT=") }
+            await first.kill()
+
+            let second = try await Self.startUI(home.path)
+            defer { Task { await second.kill() } }
+            try await second.waitFor("both back, the retried one too") {
+                $0.text.contains("2 interrupted uploads from hoist tui") && $0.text.contains("↯ 2")
+            }
+            // Touched while the UI is open: same size, a new modification time.
+            try await Task.sleep(for: .milliseconds(20))
+            try #require(utimes(home.path + "/a.bin", nil) == 0)
+            let before = receiver.requestCount
+            try await second.press("R")
+            let screen = try await second.waitFor("b sent, a left alone") {
+                $0.text.contains("✔ 1") && $0.text.contains("! a.bin")
+            }
+            #expect(screen.text.contains("a file changed since it was queued"), "\(screen.text)")
+            #expect(receiver.requestCount == before + 1)
+            #expect(Self.savedHashes(saved).contains(sha256(Array(repeating: 2, count: 512 << 10))))
+        }
+    }
+
     @Test func stagedFilesAndFieldsComeBackAfterAQuit() async throws {
         let home = TemporaryDirectory()
         _ = home.file("身份证 正面.jpg", Array(repeating: 5, count: 2048))
