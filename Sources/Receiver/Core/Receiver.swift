@@ -25,8 +25,8 @@ import NIOSSL
 /// files of a failed request are removed).
 ///
 /// **tus.** Under ``ReceiverConfiguration/tusPath`` (`/files`) it speaks tus 1.0 instead: creation (with
-/// upload, deferred length), core, termination, checksum (sha1, sha256, sha384, sha512, md5) and
-/// concatenation. Unfinished uploads wait in `.tus/` inside the directory and survive a restart; a complete
+/// upload, deferred length), core, termination, checksum (sha1, sha256, sha384, sha512, md5),
+/// concatenation, and expiration when ``ReceiverConfiguration/tusExpiration`` is set. Unfinished uploads wait in `.tus/` inside the directory and survive a restart; a complete
 /// one is saved like any file, under its `filename` metadata. ``TusKnobs`` make it fail on purpose, and
 /// ``tusRequests()`` lists what it was sent. See `Tus/`.
 ///

@@ -2,9 +2,10 @@
 enum TusProtocol {
     static let version = "1.0.0"
     /// Only what the receiver implements; clients choose their behaviour by this list.
-    static let extensions = [
-        "creation", "creation-with-upload", "creation-defer-length", "termination", "checksum", "concatenation",
-    ]
+    static func extensions(expiring: Bool) -> [String] {
+        ["creation", "creation-with-upload", "creation-defer-length", "termination", "checksum", "concatenation"]
+            + (expiring ? ["expiration"] : [])
+    }
     /// The body type of a PATCH and of a creation-with-upload POST.
     static let chunkContentType = "application/offset+octet-stream"
     /// Status for a checksum mismatch (the checksum extension's own code).

@@ -1,3 +1,4 @@
+import Foundation
 import NIOCore
 
 // Streaming an accepted PATCH (or creation-with-upload) body onto the upload's bytes.
@@ -96,10 +97,14 @@ extension TusService {
         upload.offset = start + written
         record.offsetAfter = upload.offset
         record.keptBytes = written
-        var answer = Answer.tus(
-            receipt.isCreation ? 201 : 204,
-            (receipt.isCreation ? [("Location", location(upload.id))] : []) + [("Upload-Offset", String(upload.offset))]
-        )
+        if let expires = expiry(), !upload.isComplete {
+            upload.expires = expires
+            try? store.save(upload)
+        }
+        var headers = [("Upload-Offset", String(upload.offset))]
+        if receipt.isCreation { headers.insert(("Location", location(upload.id)), at: 0) }
+        if let expires = upload.expiresHeader { headers.append(("Upload-Expires", expires)) }
+        var answer = Answer.tus(receipt.isCreation ? 201 : 204, headers)
         if upload.isComplete && !upload.isPartial {
             do throws(ReceiverError) {
                 record.savedAs = try complete(&upload)

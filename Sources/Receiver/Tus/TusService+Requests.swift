@@ -1,3 +1,4 @@
+import Foundation
 import Hummingbird
 import NIOCore
 
@@ -58,7 +59,7 @@ extension TusService {
     private var options: Answer {
         var headers = [
             ("Tus-Version", TusProtocol.version),
-            ("Tus-Extension", TusProtocol.extensions.joined(separator: ",")),
+            ("Tus-Extension", TusProtocol.extensions(expiring: expiration != nil).joined(separator: ",")),
             ("Tus-Checksum-Algorithm", TusChecksum.Algorithm.advertised),
         ]
         if let maxSize { headers.append(("Tus-Max-Size", String(maxSize))) }
@@ -67,11 +68,16 @@ extension TusService {
 
     private func head(_ id: String, record: inout TusRequestRecord) throws(TusFailure) -> Answer {
         guard TusStore.isValidID(id), let upload = store.snapshot(id) else { throw .notFound(id) }
+        if upload.isExpired(at: Date()) {
+            store.removeExpired(at: Date())
+            throw .notFound(id)
+        }
         record.uploadID = id
         record.offsetAfter = upload.offset
         var headers = [("Upload-Offset", String(upload.offset)), ("Cache-Control", "no-store")]
         headers.append(upload.length.map { ("Upload-Length", String($0)) } ?? ("Upload-Defer-Length", "1"))
         if !upload.metadata.header.isEmpty { headers.append(("Upload-Metadata", upload.metadata.header)) }
+        if let expires = upload.expiresHeader { headers.append(("Upload-Expires", expires)) }
         switch upload.concat {
         case .partial: headers.append(("Upload-Concat", "partial"))
         case .final(let parts): headers.append(("Upload-Concat", "final;" + parts.joined(separator: " ")))
@@ -83,11 +89,8 @@ extension TusService {
     private func terminate(_ id: String, record: inout TusRequestRecord) async throws(TusFailure) -> Answer {
         guard TusStore.isValidID(id) else { throw .notFound(id) }
         record.uploadID = id
-        switch await store.acquire(id) {
-        case .missing: throw .notFound(id)
-        case .busy: throw .locked(id)
-        case .upload: store.remove(id)
-        }
+        _ = try await acquire(id)
+        store.remove(id)
         return .tus(204, [])
     }
 
@@ -103,12 +106,7 @@ extension TusService {
         let declaredLength = try headers.integer("Upload-Length")
         try checkMaxChunk(headers)
 
-        var upload: TusUpload
-        switch await store.acquire(id) {
-        case .missing: throw .notFound(id)
-        case .busy: throw .locked(id)
-        case .upload(let held): upload = held
-        }
+        var upload = try await acquire(id)
         do throws(TusFailure) {
             record.offsetAfter = upload.offset
             if takeTurn(\.conflicts, limit: knobs.conflictFirst) {
@@ -156,9 +154,11 @@ extension TusService {
                 status: 503,
                 message: "the receiver holds \(TusStore.maxUnfinished) unfinished uploads; finish or delete some")
         }
+        store.removeExpired(at: Date())
         var upload = TusUpload(
             id: TusStore.newID(), length: creation.length, metadata: creation.metadata,
             concat: creation.kind == .partial ? .partial : nil)
+        upload.expires = expiry()
         try io { () throws(ReceiverError) in try store.create(upload) }
         record.uploadID = upload.id
         record.offsetAfter = 0
@@ -168,7 +168,8 @@ extension TusService {
                     upload: upload, start: 0, room: upload.length ?? maxSize, checksum: checksum, isCreation: true,
                     resetAfter: nil, failChecksum: false))
         }
-        var answer = Answer.tus(201, [("Location", location(upload.id))])
+        var answer = Answer.tus(
+            201, [("Location", location(upload.id))] + (upload.expiresHeader.map { [("Upload-Expires", $0)] } ?? []))
         if upload.isComplete && !upload.isPartial {
             do throws(TusFailure) {
                 record.savedAs = try io { () throws(ReceiverError) in try complete(&upload) }
@@ -198,10 +199,10 @@ extension TusService {
         var parts: [TusUpload] = []
         defer { parts.forEach(store.release) }
         for id in ids {
-            switch await store.acquire(id) {
-            case .missing: throw .badRequest("Upload-Concat: no partial upload \(id)")
-            case .busy: throw .locked(id)
-            case .upload(let part): parts.append(part)
+            do throws(TusFailure) {
+                parts.append(try await acquire(id))
+            } catch  where error.status == 404 {
+                throw .badRequest("Upload-Concat: no partial upload \(id)")
             }
         }
         let length = try TusUpload.concatenatedLength(of: parts, maxSize: maxSize)
@@ -250,6 +251,22 @@ extension TusService {
         let rest = url[scheme.upperBound...]
         guard let slash = rest.firstIndex(of: "/") else { return "/" }
         return String(rest[slash...].prefix { $0 != "?" && $0 != "#" })
+    }
+
+    /// Holds the upload for this request; one past its expiry is removed and is a 404 like any unknown one.
+    private func acquire(_ id: String) async throws(TusFailure) -> TusUpload {
+        switch await store.acquire(id) {
+        case .missing:
+            throw .notFound(id)
+        case .busy:
+            throw .locked(id)
+        case .upload(let upload):
+            guard !upload.isExpired(at: Date()) else {
+                store.remove(id)
+                throw .notFound(id)
+            }
+            return upload
+        }
     }
 
     private func io<T>(_ body: () throws(ReceiverError) -> T) throws(TusFailure) -> T {

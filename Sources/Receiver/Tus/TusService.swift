@@ -1,3 +1,4 @@
+import Foundation
 import NIOConcurrencyHelpers
 
 /// The tus endpoint's shared state: where uploads live, the knobs and their counters, and the record of
@@ -21,6 +22,8 @@ final class TusService: Sendable {
     let knobs: TusKnobs
     /// `Tus-Max-Size`: the receiver's `maxBodySize` bounds whole uploads, not single requests.
     let maxSize: Int64?
+    /// How long an unfinished upload lives after its last change, in seconds; nil: for ever.
+    let expiration: TimeInterval?
     private let counters = NIOLockedValueBox(Counters())
     private let records = NIOLockedValueBox<[TusRequestRecord]>([])
 
@@ -30,6 +33,14 @@ final class TusService: Sendable {
         self.store = TusStore(directory: UploadDirectory(path: configuration.directory))
         self.knobs = configuration.tusKnobs
         self.maxSize = configuration.maxBodySize
+        self.expiration = configuration.tusExpiration.map { duration in
+            Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        }
+    }
+
+    /// When an upload changed now expires.
+    func expiry(from now: Date = Date()) -> Date? {
+        expiration.map { now.addingTimeInterval($0) }
     }
 
     func route(_ path: String) -> TusRoute? {

@@ -139,6 +139,14 @@ final class TusStore: Sendable {
         }
     }
 
+    /// Forgets the unfinished uploads past their `expires` that no request holds.
+    func removeExpired(at now: Date) {
+        let expired = table.withLockedValue { table in
+            table.values.filter { !$0.busy && $0.upload.isExpired(at: now) }.map(\.upload.id)
+        }
+        expired.forEach(remove)
+    }
+
     /// Shows progress while a PATCH is being written, so a HEAD sees the bytes already on disk.
     func setOffset(_ id: String, _ offset: Int64) {
         table.withLockedValue { $0[id]?.upload.offset = offset }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// One tus upload as the receiver keeps it: in memory, and as a JSON file beside its bytes so it outlives
 /// a restart. The offset is not in the JSON: it is the size of the bytes on disk.
 struct TusUpload: Codable, Equatable {
@@ -15,10 +17,12 @@ struct TusUpload: Codable, Equatable {
     var concat: Concat?
     /// Set once the upload is complete and its file is in the receiver's directory.
     var savedAs: String?
+    /// When an unfinished upload is forgotten (the expiration extension); nil: never.
+    var expires: Date?
     var offset: Int64 = 0
 
     private enum CodingKeys: String, CodingKey {
-        case id, length, metadata, concat, savedAs
+        case id, length, metadata, concat, savedAs, expires
     }
 
     init(id: String, length: Int64?, metadata: TusMetadata, concat: Concat? = nil) {
@@ -30,6 +34,23 @@ struct TusUpload: Codable, Equatable {
 
     var isComplete: Bool { length == offset }
     var isPartial: Bool { concat == .partial }
+
+    /// A complete upload never expires; it is saved.
+    func isExpired(at now: Date) -> Bool {
+        guard let expires, !isComplete else { return false }
+        return expires <= now
+    }
+
+    /// `Upload-Expires` in the HTTP date format, e.g. `Wed, 25 Nov 2026 18:00:00 GMT`.
+    var expiresHeader: String? {
+        guard let expires, !isComplete else { return nil }
+        return expires.formatted(
+            Date.VerbatimFormatStyle(
+                format:
+                    "\(weekday: .abbreviated), \(day: .twoDigits) \(month: .abbreviated) \(year: .defaultDigits) \(hour: .twoDigits(clock: .twentyFourHour, hourCycle: .zeroBased)):\(minute: .twoDigits):\(second: .twoDigits) GMT",
+                locale: Locale(identifier: "en_US_POSIX"), timeZone: TimeZone(identifier: "GMT")!,
+                calendar: Calendar(identifier: .gregorian)))
+    }
 }
 
 /// What a PATCH may do once its headers were checked against the upload.

@@ -357,6 +357,35 @@ import Testing
         }
     }
 
+    @Test func unfinishedUploadsExpire() async throws {
+        let format = DateFormatter()
+        format.locale = Locale(identifier: "en_US_POSIX")
+        format.timeZone = TimeZone(identifier: "GMT")
+        format.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        try await withReceiver({ $0.tusExpiration = .seconds(3) }) { server in
+            let tus = TusCurl(server)
+            #expect(try await tus.options().header("Tus-Extension")?.hasSuffix(",concatenation,expiration") == true)
+            let created = try await tus.create(length: 10)
+            let location = try #require(created.header("Location"))
+            let expires = try #require(created.header("Upload-Expires").flatMap(format.date(from:)))
+            #expect(expires > Date() && expires < Date() + 4)
+            let patched = try await tus.patch(location, offset: 0, Array(repeating: 1, count: 5))
+            #expect(patched.header("Upload-Expires").flatMap(format.date(from:)).map { $0 >= expires } == true)
+            let head = try await tus.head(location)
+            let later = try #require(head.header("Upload-Expires").flatMap(format.date(from:)))
+
+            let done = try await tus.created(length: 0, filename: "done.txt")
+            #expect(try await tus.head(done).header("Upload-Expires") == nil)
+
+            // The header has whole seconds: wait until the second after it.
+            try await Task.sleep(for: .seconds(later.timeIntervalSinceNow + 1.1))
+            #expect(try await tus.head(location).status == 404)
+            #expect(try await tus.patch(location, offset: 5, Array(repeating: 1, count: 5)).status == 404)
+            #expect(try await tus.head(done).status == 200)
+            #expect(listing(server.saved(".tus")).count == 1)  // done's JSON
+        }
+    }
+
     @Test func otherPathsAndTheEndpointSwitchedOff() async throws {
         try await withReceiver({ $0.tusPath = nil }) { server in
             let plain = try await Curl.run([
