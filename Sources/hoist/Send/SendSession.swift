@@ -31,6 +31,8 @@ final class SendSession: UploadEventMonitor, @unchecked Sendable {
     private let journalDirectory: String?
     /// Who writes the journal, for the notice when another hoist adopts it.
     private let journalCommand: String
+    /// Set on `queue` once the results are in.
+    private var closing = false
 
     init(
         plan: SendPlan, output: Output, verbose: Bool = false, insecure: Bool = false, showProgress: Bool = true,
@@ -118,6 +120,8 @@ final class SendSession: UploadEventMonitor, @unchecked Sendable {
         let interrupted = interrupt.fired
         interrupt.cancel()
         let all = engine.snapshots()
+        // What shutting down cancels (tasks left in the journal on purpose) is not a result.
+        queue.sync { closing = true }
         await engine.shutdown()
         if interrupted { return .interrupted }
         return all.allSatisfy { $0.state == .succeeded } ? .ok : .uploadFailed
@@ -131,7 +135,7 @@ final class SendSession: UploadEventMonitor, @unchecked Sendable {
     }
 
     func handle(_ event: UploadEvent) {
-        guard let snapshot = event.snapshot else { return }
+        guard !closing, let snapshot = event.snapshot else { return }
         progress?.update(snapshot)
         guard case .finished(let task) = event else { return }
         switch output {

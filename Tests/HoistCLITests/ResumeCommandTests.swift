@@ -1,0 +1,125 @@
+import Foundation
+import Glibc
+import Receiver
+import TestSupport
+import UploadEngine
+import Testing
+
+@testable import hoist
+
+/// `hoist resume` from a script, and the journal's log read back as a
+/// later hoist reads it.
+@Suite(.serialized) struct ResumeCommandTests {
+    static func environment(_ home: TemporaryDirectory) -> [String: String] {
+        ["HOME": home.path, "XDG_STATE_HOME": home.path + "/.local/state"]
+    }
+
+    /// `hoist send` of `files`, killed before anything is answered (the
+    /// receiver holds every answer back), leaving a journal behind.
+    static func killedSend(_ url: String, files: [String], home: TemporaryDirectory) async throws {
+        let send = try Subprocess(
+            hoistBinary, ["send", url, "--each", "file=@\(home.path)/*.bin", "-s", "--concurrency", "1"],
+            environment: hoistEnvironment(environment(home)))
+        try await JournalTests.waitUntil("the journal with every task") {
+            (try? JournalTests.journal(home.path))??.tasks.count == files.count
+        }
+        kill(send.pid, SIGKILL)
+        _ = await send.result()
+    }
+
+    @Test func listShowsWhatWouldBeResumedAndSendsNothing() async throws {
+        try await withReceiver(configure: { $0.latency = .seconds(30) }) { slow, _ in
+            let home = TemporaryDirectory()
+            let files = ["a", "b", "c"].map { home.file("\($0).bin", Array(repeating: 1, count: 1000)) }
+            try await Self.killedSend(slow.baseURL + "/upload", files: files, home: home)
+            unlink(files[1])
+
+            let list = try await hoist(["resume", "--list", "--json"], environment: Self.environment(home))
+            #expect(list.status == 0)
+            let listed = try list.stdoutLines.map(jsonObject)
+            #expect(listed.map { $0["name"] as? String } == ["a.bin", "b.bin", "c.bin"])
+            #expect((listed[1]["problem"] as? String)?.hasPrefix("b.bin is gone since it was queued") == true)
+            #expect(listed[0]["problem"] is NSNull)
+            #expect((listed[0]["from"] as? String)?.hasPrefix("hoist send (pid ") == true)
+            let text = try await hoist(["resume", "--list"], environment: Self.environment(home))
+            #expect(text.stdout.contains("b.bin  → \(slow.baseURL)/upload"))
+            #expect(text.stdout.contains("not resumable as it is: b.bin is gone since it was queued"))
+            // --list sent nothing and left the journal where it was.
+            #expect(try JournalTests.journal(home.path)?.tasks.count == 3)
+        }
+    }
+
+    @Test func resumeOfAChangedFileExitsOneAndKeepsItInTheJournal() async throws {
+        let home = TemporaryDirectory()
+        let port = try await withReceiver(configure: { $0.latency = .seconds(30) }) { slow, _ in
+            let files = [home.file("a.bin", Array(repeating: 1, count: 1000)), home.file("b.bin", Array(repeating: 2, count: 1000))]
+            try await Self.killedSend(slow.baseURL + "/upload", files: files, home: home)
+            return slow.port
+        }
+        _ = home.file("b.bin", Array(repeating: 9, count: 1500))  // resized after it was queued
+        // The same port again, now a receiver that answers at once.
+        try await withReceiver(configure: { $0.port = port }) { receiver, saved in
+            let resume = try await hoist(["resume", "--json", "-s", "--no-history"], environment: Self.environment(home))
+            #expect(resume.status == 1, "\(resume.stdout)\(resume.stderr)")
+            #expect(resume.stderr.contains("not resumed: b.bin changed size since it was queued (1000 → 1500 bytes)"))
+            let lines = try resume.stdoutLines.map(jsonObject)
+            #expect(lines.map { $0["name"] as? String } == ["a.bin"])
+            #expect(lines.first?["ok"] as? Bool == true)
+            #expect(receiver.requestCount == 1)
+            #expect(JournalTests.savedHashes(saved) == [sha256(Array(repeating: 1, count: 1000))])
+            // b stays for a later decision, in the journal of the resume that left it.
+            let left = try #require(try JournalTests.journal(home.path))
+            #expect(left.tasks.map(\.request.displayName) == ["b.bin"])
+            #expect(left.command == "resume")
+        }
+        let nothing = try await hoist(["resume"], environment: Self.environment(TemporaryDirectory()))
+        #expect(nothing.status == 0)
+        #expect(nothing.stderr.contains("nothing to resume"))
+    }
+
+    // MARK: - The log, read back
+
+    static func task(_ id: Int) -> JournalTask {
+        var task = JournalTask(
+            TaskSnapshot(
+                id: TaskID(id),
+                request: UploadRequest(url: "http://x/\(id)", body: .bytes(Array("x".utf8), contentType: "text/plain"))),
+            files: [])
+        task.id = id
+        return task
+    }
+
+    static func line(_ sequence: Int, _ change: JournalRecord.Change) -> [UInt8] {
+        if case .queued(let task) = change {
+            let json = Array(try! JSONEncoder().encode(task))
+            return JournalRecord.line(sequence: sequence, change, taskJSON: json)
+        }
+        return JournalRecord.line(sequence: sequence, change)
+    }
+
+    @Test func theLogIsReplayedOverTheSnapshotAndATornLastRecordIsIgnored() throws {
+        var log: [UInt8] = Self.line(0, .opened(command: "send", pid: 77))
+        log += Self.line(1, .queued(Self.task(1)))
+        log += Self.line(2, .queued(Self.task(2)))
+        log += Self.line(3, .finished(id: 1))
+        log += Self.line(4, .queued(Self.task(3)))
+        let torn = Self.line(5, .finished(id: 2)).dropLast(6)
+        var document = JournalDocument(command: "?", pid: 0)
+        try document.replay(log: Data(log + torn))
+        #expect(document.command == "send" && document.pid == 77)
+        #expect(document.tasks.map(\.id) == [2, 3], "the torn finished record of 2 was never committed")
+
+        // A snapshot that already includes records 1...3 skips them (a crash between snapshot and truncation).
+        var snapshot = JournalDocument(command: "send", pid: 77)
+        snapshot.sequence = 3
+        snapshot.tasks = [Self.task(2)]
+        try snapshot.replay(log: Data(log))
+        #expect(snapshot.tasks.map(\.id) == [2, 3])
+
+        // A bad record before the last is not a torn write: the journal is unreadable.
+        var broken = JournalDocument(command: "?", pid: 0)
+        #expect(throws: (any Error).self) {
+            try broken.replay(log: Data(Self.line(1, .queued(Self.task(1))) + Array("{\"seq\":2,\n".utf8) + log))
+        }
+    }
+}
