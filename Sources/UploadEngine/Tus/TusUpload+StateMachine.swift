@@ -264,6 +264,14 @@ struct TusUploadStateMachine: Sendable {
         guard (200..<300).contains(status) else {
             if status == 413 {
                 let length = uploadLength
+                // The first chunk rode along (creation-with-upload): the body may
+                // be what is too large, not the upload. Try a smaller one.
+                if let chunk = exchange.chunk, chunk.count > Self.smallestChunk,
+                    server?.maxSize.map({ length <= $0 }) ?? true
+                {
+                    chunkSize = max(Self.smallestChunk, Int64(chunk.count) / 2)
+                    return Step(note: shrunk(from: Int64(chunk.count)), next: next().next)
+                }
                 return fail(
                     .httpStatus(
                         413,
@@ -335,15 +343,16 @@ struct TusUploadStateMachine: Sendable {
             }
             chunkSize = max(Self.smallestChunk, size / 2)
             offsetKnown = false
-            return Step(
-                note:
-                    "the server refused a \(size)-byte chunk as too large (HTTP 413); chunks are now \(chunkSize) bytes",
-                next: next().next)
+            return Step(note: shrunk(from: size), next: next().next)
         case 415:
             return fail(.httpStatus(415, message: "the server refused Content-Type application/offset+octet-stream"))
         default:
             return lost(status) ?? unexpected(status)
         }
+    }
+
+    private func shrunk(from size: Int64) -> String {
+        "the server refused a \(size)-byte chunk as too large (HTTP 413); chunks are now \(chunkSize) bytes"
     }
 
     /// 404, 410 or 403 for an upload that existed: the server no longer has
