@@ -9,8 +9,10 @@ import UploadPlan
 
 /// `hoist demo`: the embedded receiver on a free loopback port, sample files
 /// (one named `身份证 正面.jpg`, one of 200 MB), and the full-screen UI aimed
-/// at the receiver with the files staged and their uploads started. Without
-/// a terminal (or with `--no-ui`) it runs the same uploads with progress rows.
+/// at the receiver with the files staged and their uploads started; the
+/// 200 MB one goes as a resumable tus upload to the receiver's `/files`.
+/// Without a terminal (or with `--no-ui`) it runs the same uploads with
+/// progress rows.
 struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
@@ -45,9 +47,10 @@ struct DemoCommand: AsyncParsableCommand {
         let receiver = Receiver(configuration: configuration)
         try await receiver.start()
         let url = receiver.baseURL + "/upload"
+        let resumable = Self.tusRequest(receiver.baseURL + "/files", path: folder.large)
         let status: ExitStatus
         if noUI || isatty(STDIN_FILENO) == 0 || isatty(STDOUT_FILENO) == 0 {
-            status = await runWithoutUI(url: url, folder: folder)
+            status = await runWithoutUI(url: url, folder: folder, resumable: resumable)
         } else {
             let target = Target(url: url, expectations: [], messagePath: "RETMSG")
             let entries = [
@@ -56,16 +59,29 @@ struct DemoCommand: AsyncParsableCommand {
                 FormEntry(kind: .header, name: "Authorization", value: "Bearer demo-0f8a2c"),
             ]
             status = try await UISession.run(
-                target: target, entries: entries, files: [folder.front, folder.back, folder.large] + folder.others,
+                target: target, entries: entries,
+                files: [folder.front, folder.back] + (noStart ? [folder.large] : []) + folder.others,
                 profile: "demo", startDirectory: folder.path,
-                configuration: UploadEngine.Configuration(concurrency: 3), startUploads: !noStart)
+                configuration: UploadEngine.Configuration(concurrency: 3), startUploads: !noStart,
+                alsoSend: noStart ? [] : [resumable])
         }
         await receiver.stop()
         if keep { printError("hoist demo: the samples and received files are in \(folder.path)") }
         if status != .ok { throw ExitCode(status.rawValue) }
     }
 
-    private func runWithoutUI(url: String, folder: SampleFiles.Folder) async -> ExitStatus {
+    /// The large sample as a tus upload: it resumes where it stopped.
+    static func tusRequest(_ endpoint: String, path: String) -> UploadRequest {
+        UploadRequest(
+            url: endpoint, body: .rawFile(path: path), label: baseName(of: path),
+            transfer: .tus(
+                TusSettings(
+                    metadata: [
+                        HeaderField("filename", baseName(of: path)), HeaderField("filetype", "application/gzip"),
+                    ])))
+    }
+
+    private func runWithoutUI(url: String, folder: SampleFiles.Folder, resumable: UploadRequest) async -> ExitStatus {
         let kept = keep ? "" : " (removed at the end; --keep keeps them)"
         writeOut(
             Array(
@@ -81,9 +97,7 @@ struct DemoCommand: AsyncParsableCommand {
         let requests = [
             UploadRequest(url: url, body: .multipart(front), label: "身份证 正面.jpg"),
             UploadRequest(url: url, body: .multipart(back), label: "身份证 反面.jpg"),
-            UploadRequest(
-                url: url, body: .multipart(MultipartForm(parts: [.file("artifact", path: folder.large)])),
-                label: baseName(of: folder.large)),
+            resumable,
             UploadRequest(
                 url: url,
                 body: .base64JSON(

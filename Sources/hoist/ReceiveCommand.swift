@@ -29,6 +29,14 @@ struct ReceiveCommand: AsyncParsableCommand {
         help: ArgumentHelp("Answer the first N requests with 503 and Retry-After.", valueName: "N"))
     var failFirst: Int = 0
 
+    @Flag(name: .customLong("no-tus"), help: "Do not serve tus resumable uploads at /files.")
+    var noTus = false
+
+    @Option(
+        name: .customLong("tus-expire"),
+        help: ArgumentHelp("Forget an unfinished tus upload this many seconds after its last PATCH.", valueName: "seconds"))
+    var tusExpire: Int?
+
     @Option(
         name: .customLong("read-rate"),
         help: ArgumentHelp("Read request bodies at most this fast, to watch progress.", valueName: "bytes/s"))
@@ -41,6 +49,8 @@ struct ReceiveCommand: AsyncParsableCommand {
         configuration.maxBodySize = maxBody
         configuration.failFirst = failFirst
         configuration.readBytesPerSecond = readRate
+        configuration.tusPath = noTus ? nil : "/files"
+        if let tusExpire { configuration.tusExpiration = .seconds(tusExpire) }
         let receiver = Receiver(configuration: configuration) { entry in
             writeOut(Array((entry.line + "\n").utf8))
         }
@@ -50,6 +60,9 @@ struct ReceiveCommand: AsyncParsableCommand {
             throw BadInput("cannot listen on \(host):\(port): \(error)")
         }
         writeOut(Array("hoist receive: listening on \(receiver.baseURL), saving to \(dir) (Ctrl-C stops)\n".utf8))
+        if let path = configuration.tusPath {
+            writeOut(Array("hoist receive: tus uploads at \(receiver.baseURL)\(path) (resumable; hoist send --tus)\n".utf8))
+        }
         await waitForSignal()
         await receiver.stop()
     }

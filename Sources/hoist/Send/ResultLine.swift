@@ -51,6 +51,10 @@ enum ResultLine {
             "\(task.state.name.padding(toLength: 9, withPad: " ", startingAt: 0)) \(status)  \(task.request.displayName)"
         line += "  \(Format.bytes(task.progress.bytesSent)) in \(milliseconds(task)) ms"
         if let error = errorText(task) { line += "  " + error }
+        if let checkpoint = task.checkpoint {
+            line += "\n          tus upload " + Secrets.displayURL(checkpoint.uploadURL)
+            if let from = task.resumedFrom { line += ", resumed at " + Format.bytes(from) }
+        }
         if let json = task.response?.json {
             let text = json.compactJSON
             line += "\n          " + (text.count > 240 ? text.prefix(240) + "…" : text)

@@ -53,7 +53,8 @@ enum UISession {
     static func run(
         target: Target, entries: [FormEntry], files: [String], profile: String?, loadedProfile: Profile? = nil,
         startDirectory: String = FileManager.default.currentDirectoryPath,
-        configuration: UploadEngine.Configuration, startUploads: Bool = false, history: HistoryStore? = nil,
+        configuration: UploadEngine.Configuration, startUploads: Bool = false, alsoSend: [UploadRequest] = [],
+        history: HistoryStore? = nil,
         journal journalDirectory: String? = nil
     ) async throws -> ExitStatus {
         let mailbox = Mailbox()
@@ -102,6 +103,7 @@ enum UISession {
             model: model, engine: engine, mailbox: mailbox, secretNames: secretNames, journal: journal,
             profile: loadedProfile)
         if startUploads { app.handleInitial(.key(.character("U"))) }
+        if !alsoSend.isEmpty { _ = try? engine.add(batch: alsoSend) }
         // Curses wants one thread; the engine's own queues keep running meanwhile.
         let box = UncheckedBox(app)
         let result: Result<FrameStats, any Error> = await withCheckedContinuation { continuation in
