@@ -57,6 +57,12 @@ import Testing
         return largest
     }
 
+    /// Whether the receiver saved `name` with this SHA-256.
+    static func expectSaved(_ name: String, in saved: TemporaryDirectory, sha: String) async throws {
+        let stored = try await run("/usr/bin/env", ["sha256sum", saved.path + "/" + name])
+        #expect(stored.stdout.hasPrefix(sha))
+    }
+
     /// What the server says it holds of an upload.
     static func serverOffset(_ url: String) async throws -> Int64 {
         let head = try await run("/usr/bin/env", ["curl", "-sfI", "-H", "Tus-Resumable: 1.0.0", url])
@@ -91,9 +97,7 @@ import Testing
             let ranges = receiver.tusRequests().compactMap(\.keptRange).sorted { $0.lowerBound < $1.lowerBound }
             #expect(zip(ranges, ranges.dropFirst()).allSatisfy { $0.upperBound == $1.lowerBound })
             #expect(ranges.first?.lowerBound == 0 && ranges.last?.upperBound == Int64(Self.size))
-            let name = try #require(after.compactMap(\.savedAs).first)
-            let stored = try await run("/usr/bin/env", ["sha256sum", saved.path + "/" + name])
-            #expect(stored.stdout.hasPrefix(sha))
+            try await Self.expectSaved(try #require(after.compactMap(\.savedAs).first), in: saved, sha: sha)
             // Nothing is left to resume.
             let again = try await hoist(["resume", "--list"], environment: Self.environment(home))
             #expect(again.stdout.isEmpty && again.stderr.contains("nothing to resume"))
@@ -139,8 +143,7 @@ import Testing
             }
             #expect(screen.text.contains("备份 big.bin"))
             let name = try #require(receiver.tusRequests().compactMap(\.savedAs).first)
-            let stored = try await run("/usr/bin/env", ["sha256sum", saved.path + "/" + name])
-            #expect(stored.stdout.hasPrefix(sha))
+            try await Self.expectSaved(name, in: saved, sha: sha)
             try await tmux.press("q")
             try await tmux.waitFor("the shell again") { $0.text.contains("EXIT=0") }
             #expect(JournalTests.journals(home.path).isEmpty)

@@ -40,89 +40,66 @@ import Testing
         #expect(ranges.last?.upperBound == Int64(size), sourceLocation: sourceLocation)
     }
 
-    func savedFile(_ harness: Harness) throws -> [UInt8] {
-        let name = try #require(harness.receiver.tusRequests().compactMap(\.savedAs).last)
-        return Array(try #require(FileManager.default.contents(atPath: harness.saved.path + "/" + name)))
+    /// Sends `size` random bytes through the receiver set up by `configure`,
+    /// and checks what every test of a failure path checks: the task
+    /// succeeded, the server kept each byte once, and saved the file whole.
+    /// Returns what the server recorded and the task's snapshots.
+    func upload(
+        _ size: Int, chunk: Int64 = 256 << 10, checksum: Bool = true,
+        configure: (inout ReceiverConfiguration) -> Void
+    ) async throws -> (records: [TusRequestRecord], snapshots: [TaskSnapshot]) {
+        try await Harness.run(configure: configure) { harness in
+            let file = randomFile(harness, size)
+            let id = try harness.engine.add(request(harness, file.path, chunk: chunk, checksum: checksum))
+            let done = try await harness.finish(id)
+            #expect(done.state == .succeeded, "\(done.state)")
+            let records = harness.receiver.tusRequests()
+            expectEachByteKeptOnce(records, size: size)
+            let name = try #require(records.compactMap(\.savedAs).last)
+            #expect(FileManager.default.contents(atPath: harness.saved.path + "/" + name) == Data(file.bytes))
+            return (records, harness.events.snapshots(of: id))
+        }
     }
 
     @Test func aResetMidPatchGoesOnFromTheBytesTheServerKept() async throws {
-        try await Harness.run(configure: {
+        // Without checksums the server keeps what arrived before the reset.
+        let (records, _) = try await upload(1_000_000, checksum: false) {
             $0.tusKnobs.resetPatchFirst = 1
             $0.tusKnobs.resetPatchAfterBytes = 100_000
-        }) { harness in
-            let file = randomFile(harness, 1_000_000)
-            // Without checksums the server keeps what arrived before the reset.
-            let id = try harness.engine.add(request(harness, file.path, checksum: false))
-            let done = try await harness.finish(id)
-            #expect(done.state == .succeeded, "\(done.state)")
-            let records = harness.receiver.tusRequests()
-            let reset = try #require(records.firstIndex { $0.method == "PATCH" && $0.status == 0 })
-            #expect(records[reset].keptBytes > 0)
-            // The next request asks where the server is, and the PATCH after it starts there.
-            #expect(records[reset + 1].method == "HEAD")
-            let next = try #require(records[(reset + 1)...].first { $0.method == "PATCH" })
-            #expect(next.uploadOffset == records[reset].offsetAfter)
-            expectEachByteKeptOnce(records, size: 1_000_000)
-            #expect(try savedFile(harness) == file.bytes)
         }
+        let reset = try #require(records.firstIndex { $0.method == "PATCH" && $0.status == 0 })
+        #expect(records[reset].keptBytes > 0)
+        // The next request asks where the server is, and the PATCH after it starts there.
+        #expect(records[reset + 1].method == "HEAD")
+        let next = try #require(records[(reset + 1)...].first { $0.method == "PATCH" })
+        #expect(next.uploadOffset == records[reset].offsetAfter)
     }
 
     @Test func a409AsksTheServerAgainAndGoesOn() async throws {
-        try await Harness.run(configure: { $0.tusKnobs.conflictFirst = 1 }) { harness in
-            let file = randomFile(harness, 700_000)
-            let id = try harness.engine.add(request(harness, file.path))
-            let done = try await harness.finish(id)
-            #expect(done.state == .succeeded, "\(done.state)")
-            let records = harness.receiver.tusRequests()
-            let conflict = try #require(records.firstIndex { $0.status == 409 })
-            #expect(records[conflict + 1].method == "HEAD")
-            expectEachByteKeptOnce(records, size: 700_000)
-            #expect(try savedFile(harness) == file.bytes)
-        }
+        let (records, _) = try await upload(700_000) { $0.tusKnobs.conflictFirst = 1 }
+        let conflict = try #require(records.firstIndex { $0.status == 409 })
+        #expect(records[conflict + 1].method == "HEAD")
     }
 
     @Test func a460SendsThatChunkAgain() async throws {
-        try await Harness.run(configure: { $0.tusKnobs.checksumFailFirst = 1 }) { harness in
-            let file = randomFile(harness, 700_000)
-            let id = try harness.engine.add(request(harness, file.path))
-            let done = try await harness.finish(id)
-            #expect(done.state == .succeeded, "\(done.state)")
-            let records = harness.receiver.tusRequests()
-            let refused = try #require(records.first { $0.status == 460 })
-            #expect(refused.keptBytes == 0)
-            let again = records.filter { $0.method == "PATCH" && $0.uploadOffset == refused.uploadOffset }
-            #expect(again.count == 2 && again.last?.status == 204)
-            expectEachByteKeptOnce(records, size: 700_000)
-            #expect(try savedFile(harness) == file.bytes)
-        }
+        let (records, _) = try await upload(700_000) { $0.tusKnobs.checksumFailFirst = 1 }
+        let refused = try #require(records.first { $0.status == 460 })
+        #expect(refused.keptBytes == 0)
+        let again = records.filter { $0.method == "PATCH" && $0.uploadOffset == refused.uploadOffset }
+        #expect(again.count == 2 && again.last?.status == 204)
     }
 
     @Test func anExpiredUploadStartsAgainFromZeroAndSaysSo() async throws {
-        try await Harness.run(configure: { $0.tusKnobs.expireFirst = 1 }) { harness in
-            let file = randomFile(harness, 900_000)
-            let id = try harness.engine.add(request(harness, file.path))
-            let done = try await harness.finish(id)
-            #expect(done.state == .succeeded, "\(done.state)")
-            let notes = harness.events.snapshots(of: id).compactMap(\.note)
-            #expect(notes.contains { $0.contains("no longer has the upload (HTTP 404") && $0.contains("from byte 0") })
-            #expect(Set(harness.receiver.tusRequests().filter { $0.method == "POST" }.compactMap(\.uploadID)).count == 2)
-            expectEachByteKeptOnce(harness.receiver.tusRequests(), size: 900_000)
-            #expect(try savedFile(harness) == file.bytes)
-        }
+        let (records, snapshots) = try await upload(900_000) { $0.tusKnobs.expireFirst = 1 }
+        let notes = snapshots.compactMap(\.note)
+        #expect(notes.contains { $0.contains("no longer has the upload (HTTP 404") && $0.contains("from byte 0") })
+        #expect(Set(records.filter { $0.method == "POST" }.compactMap(\.uploadID)).count == 2)
     }
 
     @Test func a413MakesTheChunksSmaller() async throws {
-        try await Harness.run(configure: { $0.tusKnobs.maxChunk = 300_000 }) { harness in
-            let file = randomFile(harness, 1_000_000)
-            let id = try harness.engine.add(request(harness, file.path, chunk: 1 << 20))
-            let done = try await harness.finish(id)
-            #expect(done.state == .succeeded, "\(done.state)")
-            let records = harness.receiver.tusRequests()
-            #expect(records.contains { $0.status == 413 })
-            #expect(records.filter { $0.status == 204 }.allSatisfy { $0.bodyBytes <= 300_000 })
-            expectEachByteKeptOnce(records, size: 1_000_000)
-            #expect(try savedFile(harness) == file.bytes)
-        }
+        let (records, _) = try await upload(1_000_000, chunk: 1 << 20) { $0.tusKnobs.maxChunk = 300_000 }
+        #expect(records.contains { $0.status == 413 })
+        #expect(records.filter { $0.status == 204 }.allSatisfy { $0.bodyBytes <= 300_000 })
     }
 
     @Test func cancellingSendsDeleteAndTheServerForgetsTheUpload() async throws {
