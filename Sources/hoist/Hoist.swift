@@ -23,7 +23,10 @@ struct Hoist: AsyncParsableCommand {
         commandName: "hoist",
         abstract: "A keyboard-driven terminal upload manager.",
         version: "0.1.0",
-        subcommands: [TUICommand.self, SendCommand.self, ResumeCommand.self, ReceiveCommand.self, DemoCommand.self, HistoryCommand.self],
+        subcommands: [
+            TUICommand.self, SendCommand.self, ResumeCommand.self, ReceiveCommand.self, DemoCommand.self,
+            HistoryCommand.self,
+        ],
         defaultSubcommand: TUICommand.self
     )
 

@@ -34,7 +34,8 @@ struct ReceiveCommand: AsyncParsableCommand {
 
     @Option(
         name: .customLong("tus-expire"),
-        help: ArgumentHelp("Forget an unfinished tus upload this many seconds after its last PATCH.", valueName: "seconds"))
+        help: ArgumentHelp(
+            "Forget an unfinished tus upload this many seconds after its last PATCH.", valueName: "seconds"))
     var tusExpire: Int?
 
     @Option(
@@ -61,7 +62,8 @@ struct ReceiveCommand: AsyncParsableCommand {
         }
         writeOut(Array("hoist receive: listening on \(receiver.baseURL), saving to \(dir) (Ctrl-C stops)\n".utf8))
         if let path = configuration.tusPath {
-            writeOut(Array("hoist receive: tus uploads at \(receiver.baseURL)\(path) (resumable; hoist send --tus)\n".utf8))
+            writeOut(
+                Array("hoist receive: tus uploads at \(receiver.baseURL)\(path) (resumable; hoist send --tus)\n".utf8))
         }
         await waitForSignal()
         await receiver.stop()

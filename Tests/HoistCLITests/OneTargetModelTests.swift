@@ -59,7 +59,8 @@ struct OneTargetModelTests {
     func editTarget(_ rows: [String: String], choices: [String: Int] = [:], in model: inout AppModel) {
         _ = model.update(.key(.character("t")))
         for label in [
-            "URL", "Method", "Body", "Transfer", "Chunk", "Expect", "Message", "Retries", "Field", "Timeout", "Connect", "Idle",
+            "URL", "Method", "Body", "Transfer", "Chunk", "Expect", "Message", "Retries", "Field", "Timeout", "Connect",
+            "Idle",
         ] {
             if let text = rows[label] {
                 _ = model.update(.key(.control("u")))

@@ -2,8 +2,8 @@ import Foundation
 import Glibc
 import Receiver
 import TestSupport
-import UploadEngine
 import Testing
+import UploadEngine
 
 @testable import hoist
 
@@ -52,14 +52,18 @@ import Testing
     @Test func resumeOfAChangedFileExitsOneAndKeepsItInTheJournal() async throws {
         let home = TemporaryDirectory()
         let port = try await withReceiver(configure: { $0.latency = .seconds(30) }) { slow, _ in
-            let files = [home.file("a.bin", Array(repeating: 1, count: 1000)), home.file("b.bin", Array(repeating: 2, count: 1000))]
+            let files = [
+                home.file("a.bin", Array(repeating: 1, count: 1000)),
+                home.file("b.bin", Array(repeating: 2, count: 1000)),
+            ]
             try await Self.killedSend(slow.baseURL + "/upload", files: files, home: home)
             return slow.port
         }
         _ = home.file("b.bin", Array(repeating: 9, count: 1500))  // resized after it was queued
         // The same port again, now a receiver that answers at once.
         try await withReceiver(configure: { $0.port = port }) { receiver, saved in
-            let resume = try await hoist(["resume", "--json", "-s", "--no-history"], environment: Self.environment(home))
+            let resume = try await hoist(
+                ["resume", "--json", "-s", "--no-history"], environment: Self.environment(home))
             #expect(resume.status == 1, "\(resume.stdout)\(resume.stderr)")
             #expect(resume.stderr.contains("not resumed: b.bin changed size since it was queued (1000 → 1500 bytes)"))
             let lines = try resume.stdoutLines.map(jsonObject)

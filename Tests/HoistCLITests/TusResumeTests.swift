@@ -84,7 +84,8 @@ import Testing
             #expect((task["resume_from"] as? Int).map(Int64.init) ?? -1 <= held, "the journal never runs ahead")
             let before = receiver.tusRequests().count
 
-            let resume = try await hoist(["resume", "--json", "-s", "--no-history"], environment: Self.environment(home))
+            let resume = try await hoist(
+                ["resume", "--json", "-s", "--no-history"], environment: Self.environment(home))
             #expect(resume.status == 0, "\(resume.stderr)")
             let line = try jsonObject(try #require(resume.stdoutLines.last))
             #expect(line["ok"] as? Bool == true)

@@ -10,8 +10,7 @@ import Testing
 /// endpoint and its knobs (see `TusKnobs`), checked by what the server
 /// recorded: which bytes each request added, and that none came twice.
 @Suite(.serialized) struct TusReceiverTests {
-    func request(_ harness: Harness, _ path: String, chunk: Int64 = 256 << 10, checksum: Bool = true) -> UploadRequest
-    {
+    func request(_ harness: Harness, _ path: String, chunk: Int64 = 256 << 10, checksum: Bool = true) -> UploadRequest {
         UploadRequest(
             url: harness.receiver.baseURL + "/files", body: .rawFile(path: path), retry: fastRetry,
             label: baseName(of: path),
@@ -27,11 +26,14 @@ import Testing
     }
 
     /// The upload's bytes as the server kept them: adjacent, from 0 to the end, none twice.
-    func expectEachByteKeptOnce(_ records: [TusRequestRecord], size: Int, sourceLocation: SourceLocation = #_sourceLocation)
-    {
+    func expectEachByteKeptOnce(
+        _ records: [TusRequestRecord], size: Int, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         let uploads = Set(records.compactMap(\.uploadID))
         let last = records.last { $0.savedAs != nil }?.uploadID
-        let ranges = records.filter { $0.uploadID == last }.compactMap(\.keptRange).sorted { $0.lowerBound < $1.lowerBound }
+        let ranges = records.filter { $0.uploadID == last }.compactMap(\.keptRange).sorted {
+            $0.lowerBound < $1.lowerBound
+        }
         #expect(!uploads.isEmpty, sourceLocation: sourceLocation)
         #expect(
             zip(ranges, ranges.dropFirst()).allSatisfy { $0.upperBound == $1.lowerBound }, "\(ranges)",
@@ -106,7 +108,9 @@ import Testing
         try await Harness.run(configure: { $0.readBytesPerSecond = 1 << 20 }) { harness in
             let file = randomFile(harness, 4_000_000)
             let id = try harness.engine.add(request(harness, file.path, chunk: 128 << 10))
-            try await Poll.until { harness.receiver.tusRequests().contains { $0.method == "PATCH" && $0.status == 204 } }
+            try await Poll.until {
+                harness.receiver.tusRequests().contains { $0.method == "PATCH" && $0.status == 204 }
+            }
             harness.engine.cancel(id)
             try await Poll.until { harness.receiver.tusRequests().contains { $0.method == "DELETE" } }
             let delete = try #require(harness.receiver.tusRequests().first { $0.method == "DELETE" })

@@ -187,7 +187,8 @@ extension UploadEngine {
                 parent.adopt(
                     self.transport.exchange(
                         method: exchange.method, url: exchange.url, headers: sent, body: body,
-                        timeouts: request.timeouts, callbacks: self.callbacks(id, attempt: number, lane: lane, exchange)))
+                        timeouts: request.timeouts, callbacks: self.callbacks(id, attempt: number, lane: lane, exchange)
+                    ))
             }
         }
     }
@@ -211,7 +212,9 @@ extension UploadEngine {
             bodySent: { bytes in self.queue.async { self.tusProgress(id, attempt: number, lane: lane, bytes: bytes) } },
             responseStarted: { _ in },
             completed: { outcome in
-                self.queue.async { self.answered(id, attempt: number, lane: lane, kind: exchange.kind, outcome: outcome) }
+                self.queue.async {
+                    self.answered(id, attempt: number, lane: lane, kind: exchange.kind, outcome: outcome)
+                }
             }
         )
     }

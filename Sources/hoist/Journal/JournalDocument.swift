@@ -134,7 +134,8 @@ struct JournalRecord: Decodable, Sendable {
         } else if container.contains(.workspace) {
             change = .workspace(try container.decodeIfPresent(JournalWorkspace.self, forKey: .workspace))
         } else {
-            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "a journal record of no known kind"))
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: [], debugDescription: "a journal record of no known kind"))
         }
     }
 
@@ -151,7 +152,8 @@ struct JournalRecord: Decodable, Sendable {
         case .finished(let id):
             members.append(.init(CodingKeys.finished.stringValue, .number(String(id))))
         case .workspace(let staged):
-            members.append(.init(CodingKeys.workspace.stringValue, staged.flatMap { try? JSONValue(encoding: $0) } ?? .null))
+            members.append(
+                .init(CodingKeys.workspace.stringValue, staged.flatMap { try? JSONValue(encoding: $0) } ?? .null))
         case .opened(let command, let pid):
             members.append(
                 .init(

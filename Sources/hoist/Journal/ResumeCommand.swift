@@ -50,7 +50,8 @@ struct ResumeCommand: AsyncParsableCommand {
         let status = await session.run { engine, journal in
             guard let journal else { throw BadInput("without a journal there is nothing to resume") }
             let adoption = JournalAdoption.run(
-                recorder: journal, engine: engine, workspace: JournalWorkspace(target: Target(), entries: [], files: []))
+                recorder: journal, engine: engine, workspace: JournalWorkspace(target: Target(), entries: [], files: [])
+            )
             for line in adoption.unreadable { printError("hoist: " + line) }
             for line in adoption.summary.lost { printError("hoist: cannot resume " + line) }
             guard adoption.summary.restored > 0 else {
