@@ -89,3 +89,31 @@ wait_for "R resumes"
 keys 3 G
 sleep 0.5
 capture interrupted
+
+# 7. A resumable (tus) upload killed with SIGKILL at about a third, then R:
+#    the bar draws what the server already had (▓) apart from what this run sent.
+tmux kill-session -t "$session"
+tushome="$work/tushome"; mkdir -p "$tushome"
+head -c $((300 << 20)) /dev/urandom >"$tushome/nightly-db.tar"
+tusport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+"$bin" receive --port "$tusport" --dir "$work/tus-received" --read-rate $((40 << 20)) >/dev/null 2>&1 &
+tusreceiver=$!
+trap 'kill $receiver $tusreceiver 2>/dev/null || true; tmux kill-session -t "$session" 2>/dev/null || true; rm -rf "$work"' EXIT
+sleep 1
+HOME="$tushome" XDG_STATE_HOME= "$bin" send --tus "http://127.0.0.1:$tusport/files" -T "$tushome/nightly-db.tar" \
+  -s >/dev/null 2>&1 &
+sender=$!
+sleep 2.5
+kill -9 "$sender"; wait "$sender" 2>/dev/null || true
+kill "$tusreceiver"; wait "$tusreceiver" 2>/dev/null || true
+# Slower now, so the resumed upload can be watched.
+"$bin" receive --port "$tusport" --dir "$work/tus-received" --read-rate $((8 << 20)) >/dev/null 2>&1 &
+tusreceiver=$!
+sleep 1
+tmux -f /dev/null new-session -d -s "$session" -x "$cols" -y "$rows" -c "$tushome" \
+  env HOME="$tushome" XDG_STATE_HOME= XDG_CONFIG_HOME= LANG=C.UTF-8 TERM=tmux-256color "$bin"
+wait_for "R resumes"
+keys 3 R
+wait_for "resumed at"
+sleep 2
+capture resumed
