@@ -57,7 +57,7 @@ import UploadPlan
         let screen = Fixtures.render(m)
         let rows = screen.filter { $0.contains("扫描") }
         #expect(
-            rows.contains { $0.contains("↯ 扫描 1.jpg") && $0.contains("resumable") }, "\(screen.joined(separator: "\n"))"
+            rows.contains { $0.contains("↯ 扫描 1.jpg") && $0.contains("to resend") }, "\(screen.joined(separator: "\n"))"
         )
         #expect(rows.contains { $0.contains("! 扫描 2.jpg") && $0.contains("changed") })
         #expect(screen.contains { $0.contains("3 tasks  ✔ 1  ↯ 2") })

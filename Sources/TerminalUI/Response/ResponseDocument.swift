@@ -114,10 +114,11 @@ public struct ResponseDocument: Sendable {
         case .succeeded: return [note("no response")]
         case .cancelled(let reason): return [note("no response (cancelled: \(ResponseText.displayable(reason)))")]
         case .interrupted(nil):
-            return [
-                note("interrupted: the hoist that queued it stopped before it finished"),
-                note("R resumes every interrupted upload; c drops this one"),
-            ]
+            var lines = [note("interrupted: the hoist that queued it stopped before it finished")]
+            if !task.request.isResumable {
+                lines.append(note("one request carries it all, so it is sent again from byte 0 (tus goes on instead)"))
+            }
+            return lines + [note("R resumes every interrupted upload; c drops this one")]
         case .interrupted(let problem?):
             let lines = ResponseText.lines(problem).enumerated().map { index, text in
                 Line(spans: [Span((index == 0 ? "! " : "  ") + text, index == 0 ? Style.fg(.red) : Style.plain.dimmed)])

@@ -172,7 +172,7 @@ enum TasksView {
         case .queued: return "queued"
         case .waitingForDependency: return "after"
         case .waitingToRetry: return task.retryDelay.map { "retry " + Format.duration($0) } ?? "retry"
-        case .interrupted(nil): return "resumable"
+        case .interrupted(nil): return task.request.isResumable ? "resumable" : "to resend"
         case .interrupted: return "changed"
         case .succeeded, .failed, .cancelled:
             guard let start = task.startedAt, let end = task.finishedAt else { return "" }

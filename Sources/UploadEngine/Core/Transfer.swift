@@ -2,6 +2,15 @@ import FormData
 
 /// How a request's body goes to the server: one exchange, or a resumable
 /// protocol of several (see "Transfers" in docs/ARCHITECTURE.md).
+extension UploadRequest {
+    /// Goes on from where it stopped after an interruption, instead of
+    /// being sent again from byte 0.
+    public var isResumable: Bool {
+        if case .tus = transfer { return true }
+        return false
+    }
+}
+
 public enum Transfer: Sendable, Hashable, Codable {
     /// One request carries the whole body (multipart, raw, JSON...).
     case single
