@@ -45,7 +45,7 @@ size=$(stat -c %s "$big")
 sha=$(sha256sum "$big" | cut -c1-64)
 
 # A state folder of the benchmark's own: journals and history never touch the user's.
-state="$out/tus-state"
+state="$PWD/$out/tus-state"
 rm -rf "$state" && mkdir -p "$state"
 export XDG_STATE_HOME="$state"
 
@@ -130,7 +130,7 @@ os.kill(pid, signal.SIGKILL)
 time.sleep(0.5)
 before = held()
 start = time.monotonic()
-proc = subprocess.Popen([hoist, "resume", "--json", "-s", "--no-history"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+proc = subprocess.Popen([hoist, "resume", "--json", "-s", "--no-history"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 first = None
 while proc.poll() is None:
     if first is None and held() > before:
@@ -139,7 +139,7 @@ while proc.poll() is None:
 total = time.monotonic() - start
 out = proc.stdout.read().decode()
 if proc.returncode != 0 or '"ok":true' not in out:
-    sys.exit(f"hoist resume failed: {out}")
+    sys.exit(f"hoist resume failed ({proc.returncode}): {out} {proc.stderr.read().decode()}")
 print(f"{before} {first if first is not None else total:.4f} {total:.4f}")
 PY
 ) || die "the resume measurement failed"

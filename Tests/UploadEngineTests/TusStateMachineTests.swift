@@ -26,6 +26,13 @@ import Testing
         HeaderField("Tus-Checksum-Algorithm", "md5,sha1,sha256"),
     ]
 
+    @Test func theChecksumIsSha1WhenOfferedElseTheStrongest() {
+        #expect(TusChecksumAlgorithm.choose(offered: ["md5", "SHA1", "sha512"]) == .sha1)
+        #expect(TusChecksumAlgorithm.choose(offered: ["md5", "sha256", "crc32"]) == .sha256)
+        #expect(TusChecksumAlgorithm.choose(offered: ["crc32"]) == .sha1)
+        #expect(TusChecksumAlgorithm.choose(offered: []) == .sha1)
+    }
+
     func exchange(_ step: TusUploadStateMachine.Step) -> TusExchange? {
         if case .send(let exchange) = step.next { return exchange }
         return nil
@@ -56,7 +63,7 @@ import Testing
         #expect(header(patch, "Upload-Offset") == "0")
         #expect(header(patch, "Content-Type") == "application/offset+octet-stream")
         #expect(patch?.chunk == 0..<16384)
-        #expect(patch?.checksum == .sha256)  // the strongest offered
+        #expect(patch?.checksum == .sha1)  // offered: the mandatory one, and fast
         let second = m.handle(.answered(status: 204, headers: [HeaderField("Upload-Offset", "16384")]))
         #expect(second.checkpoint?.offset == 16384)
         #expect(exchange(second)?.chunk == 16384..<32768)

@@ -25,14 +25,33 @@ struct UploadDirectory: Sendable {
 
     /// Opens a new file named after the client's `filename` (sanitised, suffixed when taken).
     func createFile(for filename: String?) throws(ReceiverError) -> UploadSink {
+        var fd: Int32 = -1
+        let (fullPath, candidate) = try firstFreeName(for: filename) { path in
+            fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+            return fd >= 0
+        }
+        return UploadSink(fd: fd, path: fullPath, savedAs: candidate)
+    }
+
+    /// Moves a finished file (in the same file system) in under `filename`,
+    /// sanitised and suffixed when taken, and returns the name it got. A hard
+    /// link claims the name atomically (EEXIST when taken); renaming over a
+    /// placeholder instead would make ext4 write the whole file out first.
+    func adopt(_ existing: String, as filename: String?) throws(ReceiverError) -> String {
+        let (_, candidate) = try firstFreeName(for: filename) { path in link(existing, path) == 0 }
+        unlink(existing)
+        return candidate
+    }
+
+    /// Tries `claim` on each numbered name until one succeeds; any error but EEXIST ends it.
+    private func firstFreeName(
+        for filename: String?, _ claim: (String) -> Bool
+    ) throws(ReceiverError) -> (path: String, name: String) {
         let name = FileNameSanitizer.sanitize(filename)
         for n in 0..<Self.maxSuffix {
             let candidate = FileNameSanitizer.numbered(name, n)
             let fullPath = path + "/" + candidate
-            let fd = open(fullPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-            if fd >= 0 {
-                return UploadSink(fd: fd, path: fullPath, savedAs: candidate)
-            }
+            if claim(fullPath) { return (fullPath, candidate) }
             if errno != EEXIST {
                 throw .saveFailed("cannot create \(fullPath): \(Self.describeErrno())")
             }

@@ -168,17 +168,8 @@ final class TusStore: Sendable {
     }
 
     /// Moves a complete upload's bytes into the directory under its sanitised metadata filename (suffixed
-    /// when taken) and returns that name. The name is claimed with O_EXCL first, then replaced by a rename,
-    /// so two uploads finishing at once never take the same name.
+    /// when taken) and returns that name; two uploads finishing at once never take the same name.
     func moveIntoDirectory(_ upload: TusUpload) throws(ReceiverError) -> String {
-        let sink = try directory.createFile(for: upload.metadata.filename)
-        _ = try sink.finish()
-        guard rename(dataPath(upload.id), sink.path) == 0 else {
-            let code = errno
-            unlink(sink.path)
-            throw .saveFailed(
-                "cannot move \(dataPath(upload.id)) to \(sink.path): \(UploadDirectory.describeErrno(code))")
-        }
-        return sink.savedAs
+        try directory.adopt(dataPath(upload.id), as: upload.metadata.filename)
     }
 }

@@ -23,6 +23,8 @@ final class TaskRecord {
     var tus: TusTransferStateMachine?
     /// Bytes written by each lane's exchange under way, not yet confirmed.
     var tusInFlight: [Int: Int64] = [:]
+    /// Each lane's next chunk, read and hashed ahead (see `TusPreparedChunk`).
+    var tusPrepared: [Int: TusPreparedChunk] = [:]
     /// Standard input being sent as a tus upload of deferred length.
     var tusStream: TusStreamBuffer?
     /// The answer to the tus driver's latest exchange: the task's response when it ends.

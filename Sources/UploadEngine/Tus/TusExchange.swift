@@ -47,10 +47,12 @@ enum TusChecksumAlgorithm: String, Sendable, Hashable, CaseIterable, Comparable 
         allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
     }
 
-    /// sha1 when the server offers nothing readable (the extension's
-    /// mandatory algorithm), else the strongest one offered.
+    /// sha1 when the server offers it or nothing readable (it is the
+    /// extension's mandatory algorithm, and the fastest strong enough to
+    /// catch corruption in transit), else the strongest one offered.
     static func choose(offered: [String]) -> TusChecksumAlgorithm {
-        offered.compactMap { Self(rawValue: $0.lowercased()) }.max() ?? .sha1
+        let known = offered.compactMap { Self(rawValue: $0.lowercased()) }
+        return known.isEmpty || known.contains(.sha1) ? .sha1 : known.max()!
     }
 }
 

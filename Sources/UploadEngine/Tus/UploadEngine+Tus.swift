@@ -38,6 +38,7 @@ extension UploadEngine {
         // One attempt of many exchanges: cancelling it cancels each.
         record.attempt = HTTPTransport.Attempt()
         record.tusInFlight = [:]
+        record.tusPrepared = [:]
         record.tusResponse = nil
         record.attemptStartOffset = record.tus!.offset
         record.snapshot.note = nil
@@ -130,24 +131,32 @@ extension UploadEngine {
                     timeouts: request.timeouts, callbacks: callbacks))
             return
         }
-        // The checksum goes in a header, before the body: read the chunk once,
-        // hash it, and send those bytes.
-        DispatchQueue.global().async {
-            let whole: ByteBuffer
-            do {
-                whole = try BodyStreamer.readWhole(body)
-            } catch let error as FormDataError {
-                return callbacks.fail(.input(error))
-            } catch {
-                return callbacks.fail(.other("\(error)"))
+        // The checksum goes in a header, before the body; the lane's next
+        // chunk is hashed meanwhile.
+        let prepared =
+            record.tusPrepared[lane].flatMap { $0.range == chunk && $0.algorithm == algorithm ? $0 : nil }
+            ?? TusPreparedChunk(region, algorithm: algorithm)
+        record.tusPrepared[lane] = nil
+        let next = chunk.upperBound..<min(chunk.upperBound + Int64(chunk.count), file.size)
+        if !next.isEmpty {
+            record.tusPrepared[lane] = TusPreparedChunk(
+                FileRegion(
+                    path: path, field: "tus", offset: next.lowerBound, length: Int64(next.count), snapshot: file),
+                algorithm: algorithm)
+        }
+        prepared.whenReady { result in
+            let digest: String
+            switch result {
+            case .success(let ready): digest = ready
+            case .failure(let failure): return callbacks.fail(failure)
             }
-            let checksum = HeaderField("Upload-Checksum", algorithm.rawValue + " " + Self.digest(whole, algorithm))
+            let checksum = HeaderField("Upload-Checksum", algorithm.rawValue + " " + digest)
             self.queue.async {
                 guard self.isCurrent(id, attempt: number) else { return }
                 parent.adopt(
                     self.transport.exchange(
                         method: exchange.method, url: exchange.url, headers: headers + [checksum], body: body,
-                        whole: whole, timeouts: request.timeouts, callbacks: callbacks))
+                        timeouts: request.timeouts, callbacks: callbacks))
             }
         }
     }
@@ -258,6 +267,7 @@ extension UploadEngine {
         if case .failure = result { record.attempt?.cancel() }
         record.attempt = nil
         record.tusInFlight = [:]
+        record.tusPrepared = [:]
         let offset = record.tus?.offset ?? 0
         if offset > record.attemptStartOffset { record.tusStalls = 0 }
         record.attemptMachine = UploadAttemptStateMachine(
@@ -282,14 +292,8 @@ extension UploadEngine {
     }
 
     static func digest(_ bytes: UnsafeRawBufferPointer, _ algorithm: TusChecksumAlgorithm) -> String {
-        do {
-            switch algorithm {
-            case .md5: return Data(Insecure.MD5.hash(data: bytes)).base64EncodedString()
-            case .sha1: return Data(Insecure.SHA1.hash(data: bytes)).base64EncodedString()
-            case .sha256: return Data(SHA256.hash(data: bytes)).base64EncodedString()
-            case .sha384: return Data(SHA384.hash(data: bytes)).base64EncodedString()
-            case .sha512: return Data(SHA512.hash(data: bytes)).base64EncodedString()
-            }
-        }
+        var digest = TusDigest(algorithm)
+        digest.update(bytes)
+        return digest.base64
     }
 }

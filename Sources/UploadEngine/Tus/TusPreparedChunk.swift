@@ -1,0 +1,78 @@
+import Crypto
+import Dispatch
+import FormData
+import Foundation
+import NIOConcurrencyHelpers
+
+/// The `Upload-Checksum` of a chunk of the file, computed off the engine's
+/// queue. The digest must be in the headers before the body, so the next
+/// chunk's is computed while this one is on the wire: hashing overlaps the
+/// transfer instead of adding to it. Only the digest is kept: the chunk is
+/// then sent from the file as any other (sendfile), and a file that changed
+/// in between fails the snapshot check or the server's checksum.
+final class TusPreparedChunk: Sendable {
+    let range: Range<Int64>
+    let algorithm: TusChecksumAlgorithm
+    private let group = DispatchGroup()
+    private let result = NIOLockedValueBox<Result<String, UploadFailure>?>(nil)
+
+    init(_ region: FormData.FileRegion, algorithm: TusChecksumAlgorithm) {
+        range = region.offset..<region.offset + region.length
+        self.algorithm = algorithm
+        let body = RequestBody(contentType: "application/offset+octet-stream", segments: [.file(region)])
+        group.enter()
+        DispatchQueue.global().async { [result, group] in
+            let outcome: Result<String, UploadFailure>
+            do throws(FormDataError) {
+                outcome = .success(try Self.digest(body, algorithm))
+            } catch {
+                outcome = .failure(.input(error))
+            }
+            result.withLockedValue { $0 = outcome }
+            group.leave()
+        }
+    }
+
+    func whenReady(_ body: @escaping @Sendable (Result<String, UploadFailure>) -> Void) {
+        group.notify(queue: .global()) { [result] in body(result.withLockedValue { $0! }) }
+    }
+
+    /// Reads the body through one 1 MiB buffer, hashing as it goes.
+    private static func digest(_ body: RequestBody, _ algorithm: TusChecksumAlgorithm) throws(FormDataError) -> String {
+        let reader = body.makeReader()
+        defer { reader.close() }
+        var digest = TusDigest(algorithm)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        defer { buffer.deallocate() }
+        while !reader.isFinished {
+            let count = try reader.read(into: buffer)
+            if count == 0 { break }
+            digest.update(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+        }
+        return digest.base64
+    }
+}
+
+/// An `Upload-Checksum` digest, fed as the bytes come.
+struct TusDigest {
+    private var hash: any HashFunction
+
+    init(_ algorithm: TusChecksumAlgorithm) {
+        switch algorithm {
+        case .md5: hash = Insecure.MD5()
+        case .sha1: hash = Insecure.SHA1()
+        case .sha256: hash = SHA256()
+        case .sha384: hash = SHA384()
+        case .sha512: hash = SHA512()
+        }
+    }
+
+    mutating func update(_ bytes: UnsafeRawBufferPointer) {
+        hash.update(bufferPointer: bytes)
+    }
+
+    /// As `Upload-Checksum` carries it.
+    var base64: String {
+        hash.finalize().withUnsafeBytes { Data($0) }.base64EncodedString()
+    }
+}
