@@ -94,7 +94,22 @@ public final class TusPeer: @unchecked Sendable {
         throw SubprocessError(message: "the tus server on port \(port) did not start within 30 s")
     }
 
+    /// Ports handed out in this process: suites run in parallel, and the
+    /// kernel may give the port of a probe just closed to the next probe, so
+    /// two servers could be told the same port and one test would talk to
+    /// the other's server.
+    private nonisolated(unsafe) static var issued: Set<Int> = []
+    private static let issuedLock = NSLock()
+
     private static func freePort() throws -> Int {
+        for _ in 0..<100 {
+            let port = try probePort()
+            if issuedLock.withLock({ issued.insert(port).inserted }) { return port }
+        }
+        throw SubprocessError(message: "no free port that this process has not handed out already")
+    }
+
+    private static func probePort() throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         var address = sockaddr_in()
