@@ -104,6 +104,30 @@ import Testing
         #expect(records.filter { $0.status == 204 }.allSatisfy { $0.bodyBytes <= 300_000 })
     }
 
+    @Test func partsGoAtOnceAndTheReceiverJoinsThemWhole() async throws {
+        try await Harness.run { harness in
+            let file = randomFile(harness, 3_000_001)
+            var request = request(harness, file.path, chunk: 128 << 10)
+            if case .tus(var settings) = request.transfer {
+                settings.parallelParts = 3
+                request.transfer = .tus(settings)
+            }
+            let id = try harness.engine.add(request)
+            let done = try await harness.finish(id)
+            #expect(done.state == .succeeded, "\(done.state)")
+            let records = harness.receiver.tusRequests()
+            // Three partial uploads, then one final upload that names them.
+            #expect(records.filter { $0.method == "POST" }.count == 4)
+            let name = try #require(records.compactMap(\.savedAs).last)
+            #expect(FileManager.default.contents(atPath: harness.saved.path + "/" + name) == Data(file.bytes))
+            guard case .tusParts(let saved)? = done.checkpoint else {
+                Issue.record("expected a parts checkpoint, got \(String(describing: done.checkpoint))")
+                return
+            }
+            #expect(saved.ranges.count == 3 && saved.finalURL != nil)
+        }
+    }
+
     @Test func cancellingSendsDeleteAndTheServerForgetsTheUpload() async throws {
         try await Harness.run(configure: { $0.readBytesPerSecond = 1 << 20 }) { harness in
             let file = randomFile(harness, 4_000_000)
