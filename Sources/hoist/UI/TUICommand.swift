@@ -59,7 +59,9 @@ enum UISession {
     ) async throws -> ExitStatus {
         let mailbox = Mailbox()
         let secretNames = SecretNames()
-        // The history and the journal take turns on one thread: see SendSession.
+        // The history has a thread of its own: it hashes files of up to 64 MiB,
+        // and the journal, which passes every event on to the screen, must not
+        // wait behind that.
         let records = DispatchQueue(label: "hoist.ui.records")
         let recorder = history.map { HistoryRecorder(store: $0, target: records, secretFields: { secretNames.value }) }
         var shown: [any UploadEventMonitor] = [mailbox]
@@ -69,8 +71,7 @@ enum UISession {
         if let journalDirectory {
             do {
                 journal = JournalRecorder(
-                    store: try JournalStore(directory: journalDirectory), command: "tui", target: records,
-                    downstream: shown
+                    store: try JournalStore(directory: journalDirectory), command: "tui", downstream: shown
                 ) {
                     mailbox.post(.notice(Notice($0, isError: true)))
                 }
