@@ -78,7 +78,7 @@ public enum TransferCheckpoint: Sendable, Hashable, Codable {
     /// The bytes the transfer carries in all, when known.
     public var length: Int64? {
         switch self {
-        case .tus(let tus): return tus.length == TusCheckpoint.deferredLength ? nil : tus.length
+        case .tus(let tus): return tus.knownLength
         case .tusParts(let parts): return parts.ranges.last?.upperBound
         }
     }
@@ -122,7 +122,10 @@ public struct TusCheckpoint: Sendable, Hashable, Codable {
 
     public static let deferredLength: Int64 = -1
 
-    public var isComplete: Bool { length != Self.deferredLength && offset >= length }
+    /// `length`, unless it is still deferred.
+    public var knownLength: Int64? { length == Self.deferredLength ? nil : length }
+
+    public var isComplete: Bool { knownLength.map { offset >= $0 } ?? false }
 
     public init(uploadURL: String, offset: Int64, length: Int64, file: FileSnapshot?) {
         self.uploadURL = uploadURL

@@ -153,8 +153,7 @@ struct TusUploadStateMachine: Sendable {
                 TusExchange(kind: .head, url: upload.uploadURL, headers: Self.resumable, chunk: nil, checksum: nil))
         }
         if upload.isComplete { return Step(next: .done) }
-        let end = upload.length == TusCheckpoint.deferredLength ? Int64.max : upload.length
-        let chunk = base + upload.offset..<base + min(upload.offset + chunkSize, end)
+        let chunk = base + upload.offset..<base + min(upload.offset + chunkSize, upload.knownLength ?? .max)
         let checksum =
             settings.checksum && server.offers("checksum")
             ? TusChecksumAlgorithm.choose(offered: server.checksumAlgorithms) : nil
@@ -238,13 +237,13 @@ struct TusUploadStateMachine: Sendable {
                 offset >= 0
             else { return fail(.protocolError("the server's HEAD answer has no Upload-Offset")) }
             if let length = headers.value(of: "Upload-Length").flatMap({ Int64($0.trimmingSpaces) }),
-                length != upload.length, upload.length != TusCheckpoint.deferredLength
+                let known = upload.knownLength, length != known
             {
                 return fail(
                     .protocolError(
                         "the upload on the server is \(length) bytes long and the file \(upload.length); not appended"))
             }
-            guard upload.length == TusCheckpoint.deferredLength || offset <= upload.length else {
+            guard offset <= upload.knownLength ?? .max else {
                 return fail(.protocolError("the server says it holds \(offset) bytes of \(upload.length)"))
             }
             headsThisAttempt += 1
@@ -305,8 +304,7 @@ struct TusUploadStateMachine: Sendable {
             guard var upload else { return fail(.other("tus: a PATCH answer with no upload")) }
             let offset =
                 headers.value(of: "Upload-Offset").flatMap { Int64($0.trimmingSpaces) } ?? chunk.upperBound - base
-            guard offset >= upload.offset, upload.length == TusCheckpoint.deferredLength || offset <= upload.length
-            else {
+            guard offset >= upload.offset, offset <= upload.knownLength ?? .max else {
                 return fail(
                     .protocolError("the server answered the PATCH at \(upload.offset) with Upload-Offset \(offset)"))
             }

@@ -111,7 +111,7 @@ extension UploadEngine {
         let headers = headers(for: exchange, request: request)
         let callbacks = callbacks(id, attempt: number, lane: lane, exchange)
         if let stream = record.tusStream, let chunk = exchange.chunk {
-            return sendStreamed(chunk, of: stream, exchange: exchange, lane: lane, id: id, attempt: number)
+            return sendStreamed(chunk, of: stream, exchange: exchange, callbacks: callbacks, id: id, attempt: number)
         }
         guard let chunk = exchange.chunk, let file = machine.checkpointFile ?? fileSnapshot(record) else {
             parent.adopt(
@@ -164,19 +164,17 @@ extension UploadEngine {
     /// A chunk of standard input, read off the engine's queue; the one that
     /// ends the stream says the upload's length.
     private func sendStreamed(
-        _ range: Range<Int64>, of stream: TusStreamBuffer, exchange: TusExchange, lane: Int, id: TaskID,
-        attempt number: Int
+        _ range: Range<Int64>, of stream: TusStreamBuffer, exchange: TusExchange, callbacks: HTTPTransport.Callbacks,
+        id: TaskID, attempt number: Int
     ) {
         guard let parent = records[id]?.attempt, let request = records[id]?.snapshot.request else { return }
         let headers = headers(for: exchange, request: request)
         DispatchQueue.global().async {
             let chunk: TusStreamBuffer.Chunk
-            do {
+            do throws(UploadFailure) {
                 chunk = try stream.chunk(range)
-            } catch let failure as UploadFailure {
-                return self.queue.async { self.failLane(id, attempt: number, lane: lane, failure) }
             } catch {
-                return self.queue.async { self.failLane(id, attempt: number, lane: lane, .other("\(error)")) }
+                return callbacks.fail(error)
             }
             let end = range.lowerBound + Int64(chunk.bytes.count)
             var extra: [HeaderField] = []
@@ -196,15 +194,9 @@ extension UploadEngine {
                 parent.adopt(
                     self.transport.exchange(
                         method: exchange.method, url: exchange.url, headers: sent, body: body,
-                        timeouts: request.timeouts, callbacks: self.callbacks(id, attempt: number, lane: lane, exchange)
-                    ))
+                        timeouts: request.timeouts, callbacks: callbacks))
             }
         }
-    }
-
-    private func failLane(_ id: TaskID, attempt number: Int, lane: Int, _ failure: UploadFailure) {
-        guard isCurrent(id, attempt: number), let record = records[id], record.tus != nil else { return }
-        perform(id, attempt: number, record.tus!.handle(.failed(lane: lane, failure)))
     }
 
     /// The user's headers, then the protocol's (which win over a user's of the same name).
@@ -285,10 +277,6 @@ extension UploadEngine {
             outcome: HTTPTransport.Outcome(
                 result: final, bytesSent: offset, answeredEarly: false, requestFullySent: true,
                 retryAfter: record.tusRetryAfter))
-    }
-
-    static func digest(_ buffer: ByteBuffer, _ algorithm: TusChecksumAlgorithm) -> String {
-        buffer.withUnsafeReadableBytes { digest($0, algorithm) }
     }
 
     static func digest(_ bytes: UnsafeRawBufferPointer, _ algorithm: TusChecksumAlgorithm) -> String {

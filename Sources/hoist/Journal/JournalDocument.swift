@@ -48,16 +48,15 @@ struct JournalDocument: Codable, Sendable {
     /// last record cut short (the process died while appending it) was never
     /// committed and is ignored; a bad record before it is an error.
     mutating func replay(log: Data) throws {
-        let lines = log.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+        // What follows the last newline was cut short: it was never committed.
+        let lines = log.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).dropLast()
         let decoder = JSONDecoder()
-        for (index, line) in lines.enumerated() where !line.isEmpty {
-            let isLast = index == lines.count - 1  // no newline after it: torn
-            guard !isLast else { break }
+        for (index, line) in zip(lines.indices, lines) where !line.isEmpty {
             let record: JournalRecord
             do {
                 record = try decoder.decode(JournalRecord.self, from: Data(Array(line)))
             } catch {
-                // Torn inside its line, with garbage after: the last line only.
+                // A bad last line is taken for one torn inside; before it, the journal is broken.
                 if lines[(index + 1)...].allSatisfy(\.isEmpty) { break }
                 throw error
             }
@@ -182,6 +181,19 @@ struct JournalTask: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case id, after, priority, request, files, problem, checkpoint
     }
+
+    /// Why it cannot be resumed as it is, now: a body that cannot be read
+    /// again, a problem found at an earlier adoption, or a file that vanished
+    /// or changed since it was queued.
+    var problemNow: String? {
+        guard request.body.isReplayable else { return Self.unreplayable }
+        return problem ?? changedFile
+    }
+
+    /// The first of its files that vanished or changed since it was queued, and how.
+    var changedFile: String? { files.lazy.compactMap { $0.change() }.first }
+
+    static let unreplayable = "it read standard input or a pipe, which cannot be read again"
 
     init(_ task: TaskSnapshot, files: [JournalFile], problem: String? = nil) {
         id = task.id.rawValue

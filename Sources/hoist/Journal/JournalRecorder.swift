@@ -127,10 +127,10 @@ final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
             for var task in journalTasks {
                 let name = task.request.displayName
                 guard task.request.body.isReplayable else {
-                    summary.lost.append("\(name): it read standard input or a pipe, which cannot be read again")
+                    summary.lost.append("\(name): \(JournalTask.unreplayable)")
                     continue
                 }
-                let problem = task.problem ?? task.files.lazy.compactMap { $0.change() }.first
+                let problem = task.problemNow
                 let after = task.after.flatMap { ids[$0] }
                 do {
                     let id = try engine.restore(
@@ -159,7 +159,7 @@ final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
         queue.sync {
             var problems: [TaskID: String] = [:]
             for id in restored {
-                if let change = tasks[id]?.task.files.lazy.compactMap({ $0.change() }).first {
+                if let change = tasks[id]?.task.changedFile {
                     problems[id] = change
                 }
             }

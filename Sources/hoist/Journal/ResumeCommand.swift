@@ -91,10 +91,7 @@ struct ResumeCommand: AsyncParsableCommand {
             }
             for task in document.tasks {
                 count += 1
-                let problem =
-                    task.request.body.isReplayable
-                    ? task.problem ?? task.files.lazy.compactMap { $0.change() }.first
-                    : "it read standard input or a pipe, which cannot be read again"
+                let problem = task.problemNow
                 let line = ResumeListLine(task: task, document: document, problem: problem)
                 writeOut(Array(((json ? line.json : line.text) + "\n").utf8))
             }
