@@ -23,35 +23,31 @@ public final class TusPeer: @unchecked Sendable {
     /// `resumable-upload serve`: every extension, relative `Location`s.
     public static func resumableUpload(_ arguments: [String] = []) async throws -> TusPeer {
         let directory = TemporaryDirectory()
-        let port = try freePort()
         let process = try Subprocess(
             "/usr/bin/env",
             [
-                "resumable-upload", "serve", "--host", "127.0.0.1", "--port", String(port), "--upload-dir",
+                "resumable-upload", "serve", "--host", "127.0.0.1", "--port", "0", "--upload-dir",
                 directory.path, "--db-path", directory.path + "/db", "--log-level", "WARNING",
             ] + arguments, timeout: .seconds(1800))
-        let peer = TusPeer(port: port, directory: directory, path: "/files", process: process)
-        try await peer.waitUntilListening()
-        return peer
+        let port = try await listeningPort(of: process.pid)
+        return TusPeer(port: port, directory: directory, path: "/files", process: process)
     }
 
     /// aiohttp-tus: core, creation and termination only; `maxBody` is
     /// aiohttp's `client_max_size` (a larger PATCH gets 413).
     public static func aiohttpTus(maxBody: Int = 1 << 20) async throws -> TusPeer {
         let directory = TemporaryDirectory()
-        let port = try freePort()
         let script = """
             from pathlib import Path
             from aiohttp import web
             from aiohttp_tus import setup_tus
             app = setup_tus(web.Application(client_max_size=\(maxBody)), upload_path=Path(\
             \(String(reflecting: directory.path))), upload_url="/uploads")
-            web.run_app(app, host="127.0.0.1", port=\(port), print=None)
+            web.run_app(app, host="127.0.0.1", port=0, print=None)
             """
         let process = try Subprocess("/usr/bin/env", ["python3", "-c", script], timeout: .seconds(1800))
-        let peer = TusPeer(port: port, directory: directory, path: "/uploads", process: process)
-        try await peer.waitUntilListening()
-        return peer
+        let port = try await listeningPort(of: process.pid)
+        return TusPeer(port: port, directory: directory, path: "/uploads", process: process)
     }
 
     public func stop() {
@@ -75,55 +71,39 @@ public final class TusPeer: @unchecked Sendable {
         return found
     }
 
-    private func waitUntilListening() async throws {
+    /// The port the server process itself is listening on, read from
+    /// /proc. The server binds port 0: a port probed here and handed over
+    /// could be taken by a receiver of a test running alongside before
+    /// Python starts, and the test would then talk to that receiver.
+    private static func listeningPort(of pid: pid_t) async throws -> Int {
         for _ in 0..<300 {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = in_port_t(UInt16(port).bigEndian)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            let sockets = socketInodes(of: pid)
+            for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
+                for line in (try? String(contentsOfFile: table, encoding: .utf8))?.split(separator: "\n").dropFirst()
+                    ?? []
+                {
+                    // sl local_address rem_address st ... inode
+                    let fields = line.split(separator: " ")
+                    guard fields.count > 9, fields[3] == "0A", sockets.contains(String(fields[9])),
+                        let port = fields[1].split(separator: ":").last.flatMap({ Int($0, radix: 16) })
+                    else { continue }
+                    return port
                 }
             }
-            close(fd)
-            if connected == 0 { return }
             try await Task.sleep(for: .milliseconds(100))
         }
-        throw SubprocessError(message: "the tus server on port \(port) did not start within 30 s")
+        throw SubprocessError(message: "the tus server (pid \(pid)) did not listen within 30 s")
     }
 
-    /// Ports handed out in this process: suites run in parallel, and the
-    /// kernel may give the port of a probe just closed to the next probe, so
-    /// two servers could be told the same port and one test would talk to
-    /// the other's server.
-    private nonisolated(unsafe) static var issued: Set<Int> = []
-    private static let issuedLock = NSLock()
-
-    private static func freePort() throws -> Int {
-        for _ in 0..<100 {
-            let port = try probePort()
-            if issuedLock.withLock({ issued.insert(port).inserted }) { return port }
-        }
-        throw SubprocessError(message: "no free port that this process has not handed out already")
-    }
-
-    private static func probePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer -> Int32 in
-                guard bind(fd, pointer, length) == 0 else { return -1 }
-                return getsockname(fd, pointer, &length)
-            }
-        }
-        guard bound == 0 else { throw SubprocessError(message: "no free port: \(String(cString: strerror(errno)))") }
-        return Int(UInt16(bigEndian: address.sin_port))
+    private static func socketInodes(of pid: pid_t) -> Set<String> {
+        let directory = "/proc/\(pid)/fd"
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        return Set(
+            names.compactMap { name in
+                guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: directory + "/" + name),
+                    target.hasPrefix("socket:[")
+                else { return nil }
+                return String(target.dropFirst("socket:[".count).dropLast())
+            })
     }
 }
