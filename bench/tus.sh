@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# tus benchmark: one 1 GiB file sent as a tus upload (default chunk size,
-# 8 MiB) against the same file as one multipart POST, both with a release
+# tus benchmark: one 1 GiB file sent as a tus upload (default chunk size:
+# automatic) against the same file as one multipart POST, both with a release
 # `hoist send` to the same embedded receiver (`hoist receive`, which writes
 # both to disk), alternating which goes first, BENCH_ROUNDS rounds (default 5).
 # Every run is checked: the receiver's saved file has the input's size (and
@@ -149,7 +149,7 @@ saved=$(find "$resumed" -maxdepth 1 -type f | head -1)
 read -r held first total <<<"$resume_times"
 
 printf '\n%s\n' "tus vs multipart, $mib MiB to hoist receive on 127.0.0.1, $runs rounds (medians)"
-printf '  tus (8 MiB chunks)  %6.2f s   peak RSS %6d KiB\n' "$(median "${tw[@]}")" "$(maxof "${trss[@]}")"
+printf '  tus (auto chunks)   %6.2f s   peak RSS %6d KiB\n' "$(median "${tw[@]}")" "$(maxof "${trss[@]}")"
 printf '  multipart           %6.2f s   peak RSS %6d KiB\n' "$(median "${mw[@]}")" "$(maxof "${mrss[@]}")"
 ratio=$(median "${ratios[@]}")
 verdict=$(awk -v r="$ratio" 'BEGIN {print (r <= 1.1) ? "met" : "NOT met"}')

@@ -42,7 +42,7 @@ public struct Target: Sendable, Hashable, Codable {
     public var concurrency: Int
     public var transfer: TransferKind
     /// Bytes per tus `PATCH`.
-    public var chunkSize: Int64
+    public var chunkSize: TusChunkSize
     /// Partial tus uploads per file, joined by the concatenation extension.
     public var parallelParts: Int
 
@@ -50,7 +50,7 @@ public struct Target: Sendable, Hashable, Codable {
         url: String = "", method: UploadRequest.Method = .post, bodyKind: BodyKind = .multipart,
         expectations: [SuccessRule.Expectation] = [], messagePath: String? = nil, retries: Int = 3,
         timeouts: Timeouts = Timeouts(), fileField: String = "file", concurrency: Int = Target.defaultConcurrency,
-        transfer: TransferKind = .single, chunkSize: Int64 = TusSettings.defaultChunkSize, parallelParts: Int = 1
+        transfer: TransferKind = .single, chunkSize: TusChunkSize = .automatic, parallelParts: Int = 1
     ) {
         self.url = url
         self.method = method
@@ -81,7 +81,7 @@ public struct Target: Sendable, Hashable, Codable {
         fileField = try container.decode(String.self, forKey: .fileField)
         concurrency = try container.decodeIfPresent(Int.self, forKey: .concurrency) ?? Self.defaultConcurrency
         transfer = try container.decodeIfPresent(TransferKind.self, forKey: .transfer) ?? .single
-        chunkSize = try container.decodeIfPresent(Int64.self, forKey: .chunkSize) ?? TusSettings.defaultChunkSize
+        chunkSize = try container.decodeIfPresent(TusChunkSize.self, forKey: .chunkSize) ?? .automatic
         parallelParts = try container.decodeIfPresent(Int.self, forKey: .parallelParts) ?? 1
     }
 }

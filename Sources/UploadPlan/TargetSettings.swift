@@ -17,7 +17,7 @@ public struct TargetSettings: Sendable, Hashable {
     public var connectTimeout: Duration?
     public var idleTimeout: Duration?
     public var transfer: Target.TransferKind?
-    public var chunkSize: Int64?
+    public var chunkSize: TusChunkSize?
     public var parallelParts: Int?
     /// Text fields and headers, in the order they are sent.
     public var entries: [FormEntry]
@@ -26,7 +26,7 @@ public struct TargetSettings: Sendable, Hashable {
         url: String? = nil, method: UploadRequest.Method? = nil, bodyKind: Target.BodyKind? = nil,
         fileField: String? = nil, expectations: [SuccessRule.Expectation]? = nil, messagePath: String? = nil,
         retries: Int? = nil, concurrency: Int? = nil, timeout: Duration? = nil, connectTimeout: Duration? = nil,
-        idleTimeout: Duration? = nil, transfer: Target.TransferKind? = nil, chunkSize: Int64? = nil,
+        idleTimeout: Duration? = nil, transfer: Target.TransferKind? = nil, chunkSize: TusChunkSize? = nil,
         parallelParts: Int? = nil, entries: [FormEntry] = []
     ) {
         self.url = url

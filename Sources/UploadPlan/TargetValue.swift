@@ -127,16 +127,26 @@ public enum TargetValue {
     /// dominate; above 4 GiB no server takes one request.
     public static let chunkSizes: ClosedRange<Int64> = (16 << 10)...(4 << 30)
 
-    /// A size in bytes: `8M`, `512K`, `8MiB`, `1G` or a number of bytes (binary units).
-    public static func chunkSize(_ text: String) throws(TargetValueError) -> Int64 {
+    /// `auto`, or a size in bytes: `8M`, `512K`, `8MiB`, `1G` or a number of bytes (binary units).
+    public static func chunkSize(_ text: String) throws(TargetValueError) -> TusChunkSize {
         let written = trimmed(text[...])
+        if written.lowercased() == "auto" { return .automatic }
         let digits = written.prefix(while: \.isNumber)
         let unit = written.dropFirst(digits.count).lowercased()
         let shifts: [String: Int64] = ["": 0, "b": 0, "k": 10, "kib": 10, "m": 20, "mib": 20, "g": 30, "gib": 30]
         guard let number = Int64(digits), let shift = shifts[unit], number <= Int64.max >> 30 else {
-            throw TargetValueError("\(quoted(text)) is not a size: give bytes, or a number with K, M or G, e.g. 8M")
+            throw TargetValueError(
+                "\(quoted(text)) is not a chunk size: give auto, bytes, or a number with K, M or G, e.g. 8M")
         }
-        return try chunkSize(number << shift)
+        return .fixed(try chunkSize(number << shift))
+    }
+
+    /// `auto` or `8M`, as `chunkSize(_:)` reads it back.
+    public static func text(chunk: TusChunkSize) -> String {
+        switch chunk {
+        case .automatic: return "auto"
+        case .fixed(let bytes): return text(size: bytes)
+        }
     }
 
     /// `8M`: a size as `chunkSize(_:)` reads it back.

@@ -71,7 +71,7 @@ import Testing
             (["--tus", url, "-T", file, "-F", "two words=x"], "must be ASCII with no spaces or commas"),
             (["--tus", url, "-T", files.path + "/missing.bin"], "missing.bin"),
             (["--tus", url, "-T", file, "--chunk-size", "1K"], "1024 bytes is not a chunk size: give 16K to 4G"),
-            (["--tus", url, "-T", file, "--chunk-size", "lots"], "\"lots\" is not a size"),
+            (["--tus", url, "-T", file, "--chunk-size", "lots"], "\"lots\" is not a chunk size: give auto, bytes"),
             (["--tus", url, "-T", file, "--json", "{}"], "--json cannot be used with it"),
             (["--tus", url, "-T", files.path + "/*.none"], "-T \(files.path)/*.none: no file matches"),
         ]

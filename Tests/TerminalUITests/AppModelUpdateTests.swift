@@ -225,7 +225,7 @@ import UploadPlan
         _ = m.update(.key(.right))  // multipart -> base64 JSON
         _ = m.update(.key(.tab))
         _ = m.update(.key(.tab))  // Transfer: single
-        _ = m.update(.key(.tab))  // Chunk: 8M
+        _ = m.update(.key(.tab))  // Chunk: auto
         type("RETCODE=0000", into: &m)
         _ = m.update(.key(.tab))
         type("RETMSG", into: &m)

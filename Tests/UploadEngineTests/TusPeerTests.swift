@@ -17,7 +17,7 @@ import Testing
             url: url, body: .rawFile(path: path), retry: retry, label: baseName(of: path),
             transfer: .tus(
                 TusSettings(
-                    chunkSize: chunk,
+                    chunkSize: .fixed(chunk),
                     metadata: [
                         HeaderField("filename", baseName(of: path)),
                         HeaderField("filetype", "application/octet-stream"),
@@ -197,7 +197,8 @@ import Testing
             url: url, body: .rawFile(path: path), retry: fastRetry, label: baseName(of: path),
             transfer: .tus(
                 TusSettings(
-                    chunkSize: chunk, parallelParts: parts, metadata: [HeaderField("filename", baseName(of: path))])))
+                    chunkSize: .fixed(chunk), parallelParts: parts,
+                    metadata: [HeaderField("filename", baseName(of: path))])))
     }
 
     @Test func partsGoAtOnceAndTheServerJoinsThemInOrder() async throws {

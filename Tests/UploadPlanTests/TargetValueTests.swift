@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import UploadEngine
 import UploadPlan
@@ -40,6 +41,36 @@ struct TargetValueTests {
         #expect(throws: TargetValueError("\"soon\" " + refusal)) { try TargetValue.seconds("soon") }
         #expect(TargetValue.text(seconds: .milliseconds(2500)) == "2.5")
         #expect(TargetValue.text(seconds: .seconds(30)) == "30")
+    }
+
+    @Test func chunkSizesAreAutoOrBinarySizesAndReadBackAsWritten() throws {
+        #expect(try TargetValue.chunkSize(" Auto ") == .automatic)
+        #expect(try TargetValue.chunkSize("8M") == .fixed(8 << 20))
+        #expect(try TargetValue.chunkSize("512KiB") == .fixed(512 << 10))
+        #expect(try TargetValue.chunkSize("1048576") == .fixed(1 << 20))
+        for chunk in [TusChunkSize.automatic, .fixed(24 << 20), .fixed(100_000)] {
+            #expect(try TargetValue.chunkSize(TargetValue.text(chunk: chunk)) == chunk)
+        }
+        #expect(
+            throws: TargetValueError(
+                "\"8 parsecs\" is not a chunk size: give auto, bytes, or a number with K, M or G, e.g. 8M")
+        ) {
+            try TargetValue.chunkSize("8 parsecs")
+        }
+        #expect(throws: TargetValueError("8589934592 bytes is not a chunk size: give 16K to 4G")) {
+            try TargetValue.chunkSize("8G")
+        }
+    }
+
+    @Test func aJournalFromBeforeAutomaticChunksKeepsItsSize() throws {
+        let written = String(decoding: try JSONEncoder().encode(Target(url: "http://h/files")), as: UTF8.self)
+        #expect(written.contains(#""chunkSize":"auto""#))
+        // As journals wrote a target when every chunk was 8 MiB.
+        let old = written.replacingOccurrences(of: #""chunkSize":"auto""#, with: #""chunkSize":8388608"#)
+        let decoded = try JSONDecoder().decode(Target.self, from: Data(old.utf8))
+        #expect(decoded.chunkSize == .fixed(8 << 20))
+        let now = try JSONDecoder().decode(Target.self, from: JSONEncoder().encode(Target(url: "http://h/files")))
+        #expect(now.chunkSize == .automatic)
     }
 
     @Test func retriesConcurrencyExpectationsURLsAndBodies() throws {

@@ -25,8 +25,8 @@ enum TargetForm {
                     selected: transfers.firstIndex(of: target.transfer) ?? 0,
                     hint: "tus: resumable, each file goes on from where it stopped"),
                 .init(
-                    "Chunk", text: TargetValue.text(size: target.chunkSize),
-                    hint: "bytes per tus PATCH, e.g. 8M; a 413 halves it"),
+                    "Chunk", text: TargetValue.text(chunk: target.chunkSize),
+                    hint: "bytes per tus PATCH, e.g. 8M, or auto (8M up to 64M, by speed)"),
                 .init(
                     "Expect", text: target.expectations.map(\.text).joined(separator: ", "),
                     hint: "key.path=value, e.g. RETCODE=0000"),

@@ -69,7 +69,7 @@ public enum UploadFailure: Error, Sendable, Hashable, CustomStringConvertible {
 }
 
 func seconds(_ duration: Duration) -> String {
-    let value = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    let value = ProgressMeter.seconds(duration)
     if value == value.rounded() { return "\(Int(value)) s" }
     return "\((value * 10).rounded() / 10) s"
 }

@@ -2,6 +2,7 @@ import Crypto
 import Dispatch
 import FormData
 import Foundation
+import Glibc
 import NIOConcurrencyHelpers
 
 /// The `Upload-Checksum` of a chunk of the file, computed off the engine's
@@ -21,7 +22,13 @@ final class TusPreparedChunk: Sendable {
         self.algorithm = algorithm
         let body = RequestBody(contentType: "application/offset+octet-stream", segments: [.file(region)])
         group.enter()
-        DispatchQueue.global().async { [result, group] in
+        let thread = Thread { [result, group] in
+            // Hashing has a whole chunk's transfer time to finish in. At a
+            // lower priority it takes the CPU the transfer leaves idle, not
+            // that of the threads moving the bytes (or of a receiver on the
+            // same machine). A thread of its own: nice is per thread on
+            // Linux, and a pool thread would keep it.
+            setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
             let outcome: Result<String, UploadFailure>
             do throws(FormDataError) {
                 outcome = .success(try Self.digest(body, algorithm))
@@ -31,6 +38,7 @@ final class TusPreparedChunk: Sendable {
             result.withLockedValue { $0 = outcome }
             group.leave()
         }
+        thread.start()
     }
 
     func whenReady(_ body: @escaping @Sendable (Result<String, UploadFailure>) -> Void) {

@@ -27,7 +27,7 @@ struct TusTransferStateMachine: Sendable {
     enum Event: Sendable {
         /// `file` is nil for standard input.
         case start(file: FileSnapshot?)
-        case answered(lane: Int, status: Int, headers: [HeaderField])
+        case answered(lane: Int, status: Int, headers: [HeaderField], seconds: Double? = nil)
         case failed(lane: Int, UploadFailure)
     }
 
@@ -92,6 +92,12 @@ struct TusTransferStateMachine: Sendable {
     }
 
     /// Bytes the server holds, over every part.
+    /// The lane's chunk after `chunk`, to hash while `chunk` is on the wire.
+    func chunk(following chunk: Range<Int64>, lane: Int) -> Range<Int64>? {
+        if let single { return single.chunk(following: chunk) }
+        return parts.indices.contains(lane) ? parts[lane].chunk(following: chunk) : nil
+    }
+
     var offset: Int64 { single?.offset ?? parts.reduce(0) { $0 + $1.offset } }
 
     /// Where the attempt went on from, when not from 0.
@@ -134,12 +140,13 @@ struct TusTransferStateMachine: Sendable {
                         checksum: nil))
             }
             return startParts()
-        case .answered(let lane, let status, let headers):
+        case .answered(let lane, let status, let headers, let seconds):
             guard !ended else { return Step() }
             if lane == Self.control { return controlAnswered(status: status, headers: headers) }
-            if single != nil { return forward(0, single!.handle(.answered(status: status, headers: headers))) }
+            let answer = TusUploadStateMachine.Event.answered(status: status, headers: headers, seconds: seconds)
+            if single != nil { return forward(0, single!.handle(answer)) }
             guard parts.indices.contains(lane) else { return Step() }
-            return forward(lane, parts[lane].handle(.answered(status: status, headers: headers)))
+            return forward(lane, parts[lane].handle(answer))
         case .failed(let lane, let failure):
             guard !ended else { return Step() }
             if lane != Self.control {

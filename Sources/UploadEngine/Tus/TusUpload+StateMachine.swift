@@ -28,7 +28,8 @@ struct TusUploadStateMachine: Sendable {
         /// An attempt begins; `file` is the file as stat sees it now (`nil`
         /// for standard input).
         case start(file: FileSnapshot?)
-        case answered(status: Int, headers: [HeaderField])
+        /// `seconds`: how long the exchange took, which sizes automatic chunks.
+        case answered(status: Int, headers: [HeaderField], seconds: Double? = nil)
         /// The exchange got no answer (reset, timeout, refused).
         case failed(UploadFailure)
     }
@@ -53,7 +54,14 @@ struct TusUploadStateMachine: Sendable {
     /// Whether `upload.offset` is what the server holds now; false after a
     /// fault, so the next exchange is a `HEAD`.
     private(set) var offsetKnown = false
+    /// The size of the chunk `next()` sends.
     private(set) var chunkSize: Int64
+    /// The size of the chunk after that one, which the engine hashes while
+    /// that one is on the wire: an answer's rate sizes the chunk after the
+    /// next, so what was hashed is what is sent.
+    private(set) var followingChunkSize: Int64
+    /// The largest chunk the server took, after a 413.
+    private var ceiling: Int64 = .max
     /// The offset the current attempt went on from, when it did not start at 0.
     private(set) var resumedFrom: Int64?
     private var file: FileSnapshot?
@@ -77,7 +85,8 @@ struct TusUploadStateMachine: Sendable {
         self.server = server
         self.upload = checkpoint
         self.file = checkpoint?.file
-        self.chunkSize = max(Self.smallestChunk, settings.chunkSize)
+        self.chunkSize = max(Self.smallestChunk, settings.chunkSize.initial)
+        self.followingChunkSize = chunkSize
     }
 
     /// The bytes the server is known to hold.
@@ -121,10 +130,10 @@ struct TusUploadStateMachine: Sendable {
             }
             if upload == nil { file = current }
             return next()
-        case .answered(let status, let headers):
+        case .answered(let status, let headers, let seconds):
             guard let exchange = pending else { return fail(.other("tus: an answer came with no request")) }
             pending = nil
-            return answered(exchange, status: status, headers: headers)
+            return answered(exchange, status: status, headers: headers, seconds: seconds)
         case .failed(let failure):
             if let exchange = pending, exchange.kind == .patch || exchange.kind == .create { offsetKnown = false }
             pending = nil
@@ -207,7 +216,9 @@ struct TusUploadStateMachine: Sendable {
 
     // MARK: - Answers
 
-    private mutating func answered(_ exchange: TusExchange, status: Int, headers: [HeaderField]) -> Step {
+    private mutating func answered(
+        _ exchange: TusExchange, status: Int, headers: [HeaderField], seconds: Double?
+    ) -> Step {
         let ok = (200..<300).contains(status)
         if status == 412 {
             let versions = headers.value(of: "Tus-Version") ?? "another version"
@@ -230,7 +241,7 @@ struct TusUploadStateMachine: Sendable {
             server = capabilities
             return next()
         case .create:
-            return created(exchange, status: status, headers: headers)
+            return created(exchange, status: status, headers: headers, seconds: seconds)
         case .head:
             guard ok else { return lost(status) ?? unexpected(status) }
             guard var upload, let offset = headers.value(of: "Upload-Offset").flatMap({ Int64($0.trimmingSpaces) }),
@@ -253,13 +264,15 @@ struct TusUploadStateMachine: Sendable {
             offsetKnown = true
             return Step(checkpoint: upload, next: next().next)
         case .patch:
-            return patched(exchange, status: status, headers: headers)
+            return patched(exchange, status: status, headers: headers, seconds: seconds)
         case .terminate:
             return Step(next: .done)
         }
     }
 
-    private mutating func created(_ exchange: TusExchange, status: Int, headers: [HeaderField]) -> Step {
+    private mutating func created(
+        _ exchange: TusExchange, status: Int, headers: [HeaderField], seconds: Double?
+    ) -> Step {
         guard (200..<300).contains(status) else {
             if status == 413 {
                 let length = uploadLength
@@ -268,7 +281,7 @@ struct TusUploadStateMachine: Sendable {
                 if let chunk = exchange.chunk, chunk.count > Self.smallestChunk,
                     server?.maxSize.map({ length <= $0 }) ?? true
                 {
-                    chunkSize = max(Self.smallestChunk, Int64(chunk.count) / 2)
+                    shrink(below: Int64(chunk.count))
                     return Step(note: shrunk(from: Int64(chunk.count)), next: next().next)
                 }
                 return fail(
@@ -284,7 +297,8 @@ struct TusUploadStateMachine: Sendable {
         }
         var offset: Int64 = 0
         offsetKnown = true
-        if exchange.chunk != nil {
+        if let chunk = exchange.chunk {
+            sent(chunk, in: seconds)
             // creation-with-upload: the answer says how much of the first chunk it kept.
             if let kept = headers.value(of: "Upload-Offset").flatMap({ Int64($0.trimmingSpaces) }) {
                 offset = kept
@@ -297,7 +311,9 @@ struct TusUploadStateMachine: Sendable {
         return Step(checkpoint: upload, next: next().next)
     }
 
-    private mutating func patched(_ exchange: TusExchange, status: Int, headers: [HeaderField]) -> Step {
+    private mutating func patched(
+        _ exchange: TusExchange, status: Int, headers: [HeaderField], seconds: Double?
+    ) -> Step {
         let chunk = exchange.chunk ?? 0..<0
         switch status {
         case 200..<300:
@@ -312,6 +328,7 @@ struct TusUploadStateMachine: Sendable {
             self.upload = upload
             conflicts = 0
             mismatches = 0
+            sent(chunk, in: seconds)
             return Step(checkpoint: upload, next: next().next)
         case 409:
             conflicts += 1
@@ -339,7 +356,7 @@ struct TusUploadStateMachine: Sendable {
             guard size > Self.smallestChunk else {
                 return fail(.httpStatus(413, message: "even a \(size)-byte chunk is too large for the server"))
             }
-            chunkSize = max(Self.smallestChunk, size / 2)
+            shrink(below: size)
             offsetKnown = false
             return Step(note: shrunk(from: size), next: next().next)
         case 415:
@@ -347,6 +364,30 @@ struct TusUploadStateMachine: Sendable {
         default:
             return lost(status) ?? unexpected(status)
         }
+    }
+
+    /// The chunk that `next()` sends after `chunk` if the server keeps all
+    /// of it: the engine hashes that one while `chunk` is on the wire.
+    func chunk(following chunk: Range<Int64>) -> Range<Int64>? {
+        guard !isStream, let length = upload?.knownLength else { return nil }
+        let following = chunk.upperBound..<min(chunk.upperBound + followingChunkSize, base + length)
+        return following.isEmpty ? nil : following
+    }
+
+    /// A chunk went through: the next one is the size planned for it, and
+    /// with automatic chunks this one's rate plans the one after.
+    private mutating func sent(_ chunk: Range<Int64>, in seconds: Double?) {
+        chunkSize = followingChunkSize
+        // Standard input is held in memory a chunk at a time: it keeps the first size.
+        guard settings.chunkSize == .automatic, !isStream, let seconds, !chunk.isEmpty else { return }
+        followingChunkSize = TusChunkSize.automatic(afterSending: Int64(chunk.count), in: seconds, ceiling: ceiling)
+    }
+
+    /// A 413 for a chunk of `size` bytes: half that, from now on.
+    private mutating func shrink(below size: Int64) {
+        ceiling = max(Self.smallestChunk, size / 2)
+        chunkSize = ceiling
+        followingChunkSize = ceiling
     }
 
     private func shrunk(from size: Int64) -> String {

@@ -137,8 +137,7 @@ extension UploadEngine {
             record.tusPrepared[lane].flatMap { $0.range == chunk && $0.algorithm == algorithm ? $0 : nil }
             ?? TusPreparedChunk(region, algorithm: algorithm)
         record.tusPrepared[lane] = nil
-        let next = chunk.upperBound..<min(chunk.upperBound + Int64(chunk.count), file.size)
-        if !next.isEmpty {
+        if let next = machine.chunk(following: chunk, lane: lane) {
             record.tusPrepared[lane] = TusPreparedChunk(
                 FileRegion(
                     path: path, field: "tus", offset: next.lowerBound, length: Int64(next.count), snapshot: file),
@@ -208,13 +207,16 @@ extension UploadEngine {
     private func callbacks(_ id: TaskID, attempt number: Int, lane: Int, _ exchange: TusExchange)
         -> HTTPTransport.Callbacks
     {
-        HTTPTransport.Callbacks(
+        let started = ContinuousClock.now
+        return HTTPTransport.Callbacks(
             progress: { bytes in self.queue.async { self.tusProgress(id, attempt: number, lane: lane, bytes: bytes) } },
             bodySent: { bytes in self.queue.async { self.tusProgress(id, attempt: number, lane: lane, bytes: bytes) } },
             responseStarted: { _ in },
             completed: { outcome in
                 self.queue.async {
-                    self.answered(id, attempt: number, lane: lane, kind: exchange.kind, outcome: outcome)
+                    self.answered(
+                        id, attempt: number, lane: lane, kind: exchange.kind, outcome: outcome,
+                        seconds: ProgressMeter.seconds(ContinuousClock.now - started))
                 }
             }
         )
@@ -233,7 +235,8 @@ extension UploadEngine {
     }
 
     private func answered(
-        _ id: TaskID, attempt number: Int, lane: Int, kind: TusExchange.Kind, outcome: HTTPTransport.Outcome
+        _ id: TaskID, attempt number: Int, lane: Int, kind: TusExchange.Kind, outcome: HTTPTransport.Outcome,
+        seconds: Double
     ) {
         guard isCurrent(id, attempt: number), let record = records[id], record.tus != nil else { return }
         record.tusInFlight[lane] = nil
@@ -242,7 +245,8 @@ extension UploadEngine {
         case .success(let response):
             record.tusResponse = response
             record.tusRetryAfter = outcome.retryAfter
-            step = record.tus!.handle(.answered(lane: lane, status: response.status, headers: response.headers))
+            step = record.tus!.handle(
+                .answered(lane: lane, status: response.status, headers: response.headers, seconds: seconds))
         case .failure(let failure):
             step = record.tus!.handle(.failed(lane: lane, failure))
         }

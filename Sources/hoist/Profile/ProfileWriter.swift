@@ -77,7 +77,7 @@ extension Profile {
         add("retries", String(target.retries))
         add("concurrency", String(target.concurrency))
         if target.transfer != .single { add("transfer", quote(target.transfer.rawValue)) }
-        if target.chunkSize != TusSettings.defaultChunkSize { add("chunk_size", String(target.chunkSize)) }
+        if case .fixed(let bytes) = target.chunkSize { add("chunk_size", String(bytes)) }
         if target.parallelParts != 1 { add("parallel_parts", String(target.parallelParts)) }
         let defaults = Timeouts()
         if let total = target.timeouts.total { add("timeout", TargetValue.text(seconds: total)) }

@@ -30,9 +30,11 @@ struct TargetOptions: ParsableArguments {
 
     @Option(
         name: .customLong("chunk-size"),
-        help: ArgumentHelp("Bytes per tus PATCH: 8M by default; K, M and G are binary units.", valueName: "size"),
+        help: ArgumentHelp(
+            "Bytes per tus PATCH (K, M and G are binary units), or auto: 8M, then sized by each PATCH's speed to about a second, up to 64M. auto by default.",
+            valueName: "size"),
         transform: TargetValue.chunkSize)
-    var chunkSize: Int64?
+    var chunkSize: TusChunkSize?
 
     @Option(
         name: .customLong("parallel-parts"),
