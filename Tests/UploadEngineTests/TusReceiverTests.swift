@@ -105,7 +105,7 @@ import Testing
         #expect(records.filter { $0.status == 204 }.allSatisfy { $0.bodyBytes <= 300_000 })
     }
 
-    @Test func automaticChunksGrowOnAFastLinkAndEachIsVerified() async throws {
+    @Test func automaticChunksTakeTheirStepsAndEachIsVerified() async throws {
         try await Harness.run { harness in
             let size = 40 << 20
             let file = randomFile(harness, size)
@@ -116,11 +116,16 @@ import Testing
             #expect(done.state == .succeeded, "\(done.state)")
             let records = harness.receiver.tusRequests()
             expectEachByteKeptOnce(records, size: size)
-            // 8 MiB with the creation, 8 MiB already hashed meanwhile, then the
-            // rest in one chunk: loopback moves 8 MiB well within the second
-            // an automatic chunk aims at. Every digest matched the bytes sent.
+            // 8 MiB with the creation, 8 MiB already hashed meanwhile, then
+            // what each answer's rate planned: 8, 16, 32 or 64 MiB (how far
+            // it grows depends on the machine's load; the state machine's
+            // tests pin the sizes), the last chunk cut at the end. No 460:
+            // each chunk hashed ahead was the one sent.
             let bodies = records.filter { $0.bodyBytes > 0 }.map(\.bodyBytes)
-            #expect(bodies == [8 << 20, 8 << 20, 24 << 20])
+            let mib: Int64 = 1 << 20
+            #expect(bodies.prefix(2) == [8 * mib, 8 * mib])
+            #expect(bodies.dropLast().allSatisfy { [8 * mib, 16 * mib, 32 * mib, 64 * mib].contains($0) }, "\(bodies)")
+            #expect(bodies.reduce(0, +) == Int64(size))
             #expect(records.allSatisfy { (200..<300).contains($0.status) })
         }
     }
