@@ -1,0 +1,146 @@
+import Foundation
+import XMLCoder
+
+/// What an S3 server's XML answers say, decoded with XMLCoder: the
+/// multipart upload's id, the parts it holds, the finished object, or an
+/// error by its code.
+public enum S3Answer: Sendable, Hashable {
+    case created(uploadID: String)
+    /// One page of `ListParts`; `nextMarker` is where the next page starts.
+    case parts([S3Part], nextMarker: Int?)
+    case completed(location: String?, etag: String?)
+
+    /// Decodes the body of a successful answer to `operation`.
+    static func decode(_ body: [UInt8], as operation: S3Operation) throws(S3ServerError) -> S3Answer {
+        do {
+            switch operation {
+            case .create:
+                return .created(uploadID: try decoder.decode(Created.self, from: Data(body)).UploadId)
+            case .listParts:
+                let page = try decoder.decode(PartsPage.self, from: Data(body))
+                let parts = (page.Part ?? []).map {
+                    S3Part(number: $0.PartNumber, etag: $0.ETag, size: $0.Size)
+                }
+                return .parts(parts, nextMarker: page.IsTruncated == true ? page.NextPartNumberMarker : nil)
+            case .complete:
+                // A 200 may still carry an <Error>: the server failed after answering began.
+                if let error = S3ServerError(status: 200, body: body) { throw error }
+                let done = try decoder.decode(Completed.self, from: Data(body))
+                return .completed(location: done.Location, etag: done.ETag)
+            }
+        } catch let error as S3ServerError {
+            throw error
+        } catch {
+            throw S3ServerError(
+                status: 200, code: "MalformedAnswer",
+                message: "the server's answer to \(operation.rawValue) is not the XML S3 sends: \(error)")
+        }
+    }
+
+    /// A decoder per answer: XMLDecoder is a class with settings, not Sendable.
+    static var decoder: XMLDecoder {
+        let decoder = XMLDecoder()
+        decoder.shouldProcessNamespaces = true
+        return decoder
+    }
+
+    private struct Created: Decodable { var UploadId: String }
+    private struct PartsPage: Decodable {
+        var IsTruncated: Bool?
+        var NextPartNumberMarker: Int?
+        var Part: [ListedPart]?
+    }
+    private struct ListedPart: Decodable {
+        var PartNumber: Int
+        var ETag: String
+        var Size: Int64
+    }
+    private struct Completed: Decodable {
+        var Location: String?
+        var ETag: String?
+    }
+}
+
+/// The operations whose answers carry XML worth reading.
+public enum S3Operation: String, Sendable, Hashable {
+    case create = "CreateMultipartUpload"
+    case listParts = "ListParts"
+    case complete = "CompleteMultipartUpload"
+}
+
+/// A part the server holds: its number, ETag (quoted, as S3 sends it) and size.
+public struct S3Part: Sendable, Hashable, Codable {
+    public var number: Int
+    public var etag: String
+    public var size: Int64
+
+    public init(number: Int, etag: String, size: Int64) {
+        self.number = number
+        self.etag = etag
+        self.size = size
+    }
+}
+
+/// An S3 error answer: `<Error><Code>…</Code><Message>…</Message></Error>`.
+public struct S3ServerError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var status: Int
+    public var code: String
+    public var message: String
+    /// For `RequestTimeTooSkewed`: the server's clock minus the request's, in seconds.
+    public var skew: TimeInterval?
+
+    public init(status: Int, code: String, message: String, skew: TimeInterval? = nil) {
+        self.status = status
+        self.code = code
+        self.message = message
+        self.skew = skew
+    }
+
+    /// The error an answer's body holds, or `nil` when it holds none
+    /// (a HEAD answer has no body: its status alone is named).
+    public init?(status: Int, body: [UInt8]) {
+        guard let error = try? S3Answer.decoder.decode(Body.self, from: Data(body)), let code = error.Code else {
+            return nil
+        }
+        self.status = status
+        self.code = code
+        self.message = error.Message ?? ""
+        if let request = error.RequestTime.flatMap(Self.date), let server = error.ServerTime.flatMap(Self.date) {
+            skew = server.timeIntervalSince(request)
+        }
+    }
+
+    /// `SlowDown`, `InternalError` and 5xx go again after a pause; the rest
+    /// (a wrong key, a missing bucket) would fail the same way again.
+    public var isRetryable: Bool {
+        status >= 500 || ["SlowDown", "InternalError", "RequestTimeout", "ServiceUnavailable"].contains(code)
+    }
+
+    public var description: String {
+        var text = "\(code): \(message.isEmpty ? "HTTP \(status)" : message)"
+        if let skew {
+            let seconds = Int(skew.rounded())
+            text += " (the server's clock is \(abs(seconds)) s \(seconds >= 0 ? "ahead of" : "behind") this machine's)"
+        }
+        return text
+    }
+
+    private struct Body: Decodable {
+        var Code: String?
+        var Message: String?
+        var RequestTime: String?
+        var ServerTime: String?
+    }
+
+    /// `2026-11-25T21:10:30Z` (S3's `ServerTime`) or `20261125T211030Z` (its echo of `X-Amz-Date`).
+    static func date(_ text: String) -> Date? {
+        for format in ["yyyy-MM-dd'T'HH:mm:ss'Z'", "yyyy-MM-dd'T'HH:mm:ss.SSS'Z'", "yyyyMMdd'T'HHmmss'Z'"] {
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = TimeZone(identifier: "UTC")
+            formatter.dateFormat = format
+            if let date = formatter.date(from: text) { return date }
+        }
+        return nil
+    }
+}
