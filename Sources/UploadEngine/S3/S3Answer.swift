@@ -15,18 +15,16 @@ public enum S3Answer: Sendable, Hashable {
         do {
             switch operation {
             case .create:
-                return .created(uploadID: try decoder.decode(Created.self, from: Data(body)).UploadId)
+                return .created(uploadID: try decoder.decode(Created.self, from: Data(body)).uploadID)
             case .listParts:
                 let page = try decoder.decode(PartsPage.self, from: Data(body))
-                let parts = (page.Part ?? []).map {
-                    S3Part(number: $0.PartNumber, etag: $0.ETag, size: $0.Size)
-                }
-                return .parts(parts, nextMarker: page.IsTruncated == true ? page.NextPartNumberMarker : nil)
+                let parts = (page.parts ?? []).map { S3Part(number: $0.partNumber, etag: $0.etag, size: $0.size) }
+                return .parts(parts, nextMarker: page.isTruncated == true ? page.nextPartNumberMarker : nil)
             case .complete:
                 // A 200 may still carry an <Error>: the server failed after answering began.
                 if let error = S3ServerError(status: 200, body: body) { throw error }
                 let done = try decoder.decode(Completed.self, from: Data(body))
-                return .completed(location: done.Location, etag: done.ETag)
+                return .completed(location: done.location, etag: done.etag)
             }
         } catch let error as S3ServerError {
             throw error
@@ -44,20 +42,29 @@ public enum S3Answer: Sendable, Hashable {
         return decoder
     }
 
-    private struct Created: Decodable { var UploadId: String }
+    // S3's element names are capitalized: the coding keys say so.
+    private struct Created: Decodable {
+        var uploadID: String
+        enum CodingKeys: String, CodingKey { case uploadID = "UploadId" }
+    }
     private struct PartsPage: Decodable {
-        var IsTruncated: Bool?
-        var NextPartNumberMarker: Int?
-        var Part: [ListedPart]?
+        var isTruncated: Bool?
+        var nextPartNumberMarker: Int?
+        var parts: [ListedPart]?
+        enum CodingKeys: String, CodingKey {
+            case isTruncated = "IsTruncated", nextPartNumberMarker = "NextPartNumberMarker", parts = "Part"
+        }
     }
     private struct ListedPart: Decodable {
-        var PartNumber: Int
-        var ETag: String
-        var Size: Int64
+        var partNumber: Int
+        var etag: String
+        var size: Int64
+        enum CodingKeys: String, CodingKey { case partNumber = "PartNumber", etag = "ETag", size = "Size" }
     }
     private struct Completed: Decodable {
-        var Location: String?
-        var ETag: String?
+        var location: String?
+        var etag: String?
+        enum CodingKeys: String, CodingKey { case location = "Location", etag = "ETag" }
     }
 }
 
@@ -99,13 +106,13 @@ public struct S3ServerError: Error, Sendable, Hashable, CustomStringConvertible 
     /// The error an answer's body holds, or `nil` when it holds none
     /// (a HEAD answer has no body: its status alone is named).
     public init?(status: Int, body: [UInt8]) {
-        guard let error = try? S3Answer.decoder.decode(Body.self, from: Data(body)), let code = error.Code else {
+        guard let error = try? S3Answer.decoder.decode(Body.self, from: Data(body)), let code = error.code else {
             return nil
         }
         self.status = status
         self.code = code
-        self.message = error.Message ?? ""
-        if let request = error.RequestTime.flatMap(Self.date), let server = error.ServerTime.flatMap(Self.date) {
+        self.message = error.message ?? ""
+        if let request = error.requestTime.flatMap(Self.date), let server = error.serverTime.flatMap(Self.date) {
             skew = server.timeIntervalSince(request)
         }
     }
@@ -126,10 +133,16 @@ public struct S3ServerError: Error, Sendable, Hashable, CustomStringConvertible 
     }
 
     private struct Body: Decodable {
-        var Code: String?
-        var Message: String?
-        var RequestTime: String?
-        var ServerTime: String?
+        var code: String?
+        var message: String?
+        var requestTime: String?
+        var serverTime: String?
+        enum CodingKeys: String, CodingKey {
+            case code = "Code"
+            case message = "Message"
+            case requestTime = "RequestTime"
+            case serverTime = "ServerTime"
+        }
     }
 
     /// `2026-11-25T21:10:30Z` (S3's `ServerTime`) or `20261125T211030Z` (its echo of `X-Amz-Date`).
