@@ -45,26 +45,37 @@ public enum S3Answer: Sendable, Hashable {
     // S3's element names are capitalized: the coding keys say so.
     private struct Created: Decodable {
         var uploadID: String
-        enum CodingKeys: String, CodingKey { case uploadID = "UploadId" }
+        enum CodingKeys: String, CodingKey {
+            case uploadID = "UploadId"
+        }
     }
     private struct PartsPage: Decodable {
         var isTruncated: Bool?
         var nextPartNumberMarker: Int?
         var parts: [ListedPart]?
         enum CodingKeys: String, CodingKey {
-            case isTruncated = "IsTruncated", nextPartNumberMarker = "NextPartNumberMarker", parts = "Part"
+            case isTruncated = "IsTruncated"
+            case nextPartNumberMarker = "NextPartNumberMarker"
+            case parts = "Part"
         }
     }
     private struct ListedPart: Decodable {
         var partNumber: Int
         var etag: String
         var size: Int64
-        enum CodingKeys: String, CodingKey { case partNumber = "PartNumber", etag = "ETag", size = "Size" }
+        enum CodingKeys: String, CodingKey {
+            case partNumber = "PartNumber"
+            case etag = "ETag"
+            case size = "Size"
+        }
     }
     private struct Completed: Decodable {
         var location: String?
         var etag: String?
-        enum CodingKeys: String, CodingKey { case location = "Location", etag = "ETag" }
+        enum CodingKeys: String, CodingKey {
+            case location = "Location"
+            case etag = "ETag"
+        }
     }
 }
 
