@@ -1,0 +1,148 @@
+import FormData
+import Foundation
+import Glibc
+import TestSupport
+import Testing
+
+@testable import UploadEngine
+
+/// The S3 multipart driver fed decoded answers, with no socket: each test
+/// asserts the exchanges it asks for next.
+@Suite struct S3MultipartStateMachineTests {
+    typealias Machine = S3MultipartStateMachine
+    let directory = TemporaryDirectory()
+    static let mib: Int64 = 1 << 20
+
+    /// A sparse file of `size` bytes: only its size matters here.
+    func file(_ size: Int64) -> (path: String, snapshot: FileSnapshot) {
+        let path = directory.path + "/big-\(size).bin"
+        let fd = open(path, O_CREAT | O_WRONLY, 0o644)
+        ftruncate(fd, off_t(size))
+        close(fd)
+        return (path, FileSnapshot(path: path)!)
+    }
+
+    func parts(_ sends: [Machine.Exchange]) -> [Int] {
+        sends.compactMap { if case .uploadPart(_, let number, _) = $0 { return number } else { return nil } }
+    }
+
+    @Test func createsSendsFourPartsAtATimeThenCompletesInOrder() throws {
+        let (path, snapshot) = file(35 * Self.mib)
+        var m = Machine(path: path, partSize: 8 * Self.mib, concurrency: 4, checkpoint: nil)
+        #expect(m.handle(.start(file: snapshot)).sends == [.create])
+        let created = m.handle(.created(uploadID: "u1"))
+        #expect(created.checkpoint?.uploadID == "u1")
+        #expect(created.checkpoint?.partCount == 5)
+        #expect(
+            created.sends == [
+                .uploadPart(uploadID: "u1", number: 1, range: 0..<8 * Self.mib),
+                .uploadPart(uploadID: "u1", number: 2, range: 8 * Self.mib..<16 * Self.mib),
+                .uploadPart(uploadID: "u1", number: 3, range: 16 * Self.mib..<24 * Self.mib),
+                .uploadPart(uploadID: "u1", number: 4, range: 24 * Self.mib..<32 * Self.mib),
+            ])
+        // Part 3 answers first: part 5 (the short last one) takes its place.
+        let third = m.handle(.partSent(uploadID: "u1", number: 3, etag: "\"e3\""))
+        #expect(third.sends == [.uploadPart(uploadID: "u1", number: 5, range: 32 * Self.mib..<35 * Self.mib)])
+        #expect(third.checkpoint?.parts == [S3Part(number: 3, etag: "\"e3\"", size: 8 * Self.mib)])
+        #expect(third.checkpoint?.offset == 8 * Self.mib)
+        for number in [5, 1, 4] {
+            #expect(m.handle(.partSent(uploadID: "u1", number: number, etag: "\"e\(number)\"")).sends.isEmpty)
+        }
+        let last = m.handle(.partSent(uploadID: "u1", number: 2, etag: "\"e2\""))
+        guard case .complete("u1", let listed)? = last.sends.first else {
+            Issue.record("expected CompleteMultipartUpload, got \(last.sends)")
+            return
+        }
+        #expect(listed.map(\.number) == [1, 2, 3, 4, 5])
+        #expect(listed.map(\.size).reduce(0, +) == 35 * Self.mib)
+        #expect(m.handle(.completed(uploadID: "u1")).end == .done)
+    }
+
+    @Test func aResumeListsEveryPageAndSendsOnlyWhatTheServerLacks() {
+        let (path, snapshot) = file(40 * Self.mib)
+        // The journal said parts 1 and 2; the server got further before the crash.
+        let saved = S3Checkpoint(
+            uploadID: "u9", partSize: 8 * Self.mib, length: 40 * Self.mib,
+            parts: [
+                S3Part(number: 1, etag: "\"a\"", size: 8 * Self.mib),
+                S3Part(number: 2, etag: "\"b\"", size: 8 * Self.mib),
+            ],
+            file: snapshot)
+        var m = Machine(path: path, partSize: 16 * Self.mib, concurrency: 4, checkpoint: saved)
+        #expect(m.partSize == 8 * Self.mib)  // the upload's own part size, not today's choice
+        #expect(m.handle(.start(file: snapshot)).sends == [.listParts(uploadID: "u9", marker: nil)])
+        let next = m.handle(
+            .listed(
+                uploadID: "u9",
+                [
+                    S3Part(number: 1, etag: "\"a\"", size: 8 * Self.mib),
+                    S3Part(number: 2, etag: "\"b\"", size: 8 * Self.mib),
+                ],
+                nextMarker: 2))
+        #expect(next.sends == [.listParts(uploadID: "u9", marker: 2)])
+        // Part 4 arrived cut short (the crash hit it): it goes again.
+        let resumed = m.handle(
+            .listed(
+                uploadID: "u9",
+                [S3Part(number: 3, etag: "\"c\"", size: 8 * Self.mib), S3Part(number: 4, etag: "\"d\"", size: 1000)],
+                nextMarker: nil))
+        #expect(parts(resumed.sends) == [4, 5])
+        #expect(resumed.checkpoint?.parts.map(\.number) == [1, 2, 3])
+        #expect(m.resumedFrom == 24 * Self.mib)
+    }
+
+    @Test func everyPartOnTheServerGoesStraightToComplete() {
+        let (path, snapshot) = file(10 * Self.mib)
+        let saved = S3Checkpoint(uploadID: "u2", partSize: 8 * Self.mib, length: 10 * Self.mib, file: snapshot)
+        var m = Machine(path: path, partSize: 8 * Self.mib, concurrency: 4, checkpoint: saved)
+        _ = m.handle(.start(file: snapshot))
+        let all = [
+            S3Part(number: 1, etag: "\"x\"", size: 8 * Self.mib), S3Part(number: 2, etag: "\"y\"", size: 2 * Self.mib),
+        ]
+        #expect(m.handle(.listed(uploadID: "u2", all, nextMarker: nil)).sends == [.complete(uploadID: "u2", all)])
+    }
+
+    @Test func aLostUploadStartsOverOnceAndStaleAnswersAreIgnored() {
+        let (path, snapshot) = file(20 * Self.mib)
+        var m = Machine(path: path, partSize: 8 * Self.mib, concurrency: 2, checkpoint: nil)
+        _ = m.handle(.start(file: snapshot))
+        _ = m.handle(.created(uploadID: "old"))
+        let noSuchUpload = Machine.S3Fault.server(
+            S3ServerError(status: 404, code: "NoSuchUpload", message: "The specified upload does not exist."))
+        let lost = m.handle(
+            .failed(.uploadPart(uploadID: "old", number: 1, range: 0..<8 * Self.mib), noSuchUpload))
+        #expect(lost.sends == [.create])
+        #expect(lost.note == "the server no longer has the multipart upload (NoSuchUpload); starting again from part 1")
+        // Part 2 of the lost upload fails the same way, or even answers: neither counts.
+        #expect(m.handle(.failed(.uploadPart(uploadID: "old", number: 2, range: 0..<1), noSuchUpload)) == .init())
+        #expect(m.handle(.partSent(uploadID: "old", number: 2, etag: "\"z\"")) == .init())
+        let fresh = m.handle(.created(uploadID: "new"))
+        #expect(parts(fresh.sends) == [1, 2])
+        #expect(fresh.checkpoint?.parts == [])
+        // Lost again in the same attempt: a failure, named.
+        let again = m.handle(.failed(.uploadPart(uploadID: "new", number: 1, range: 0..<1), noSuchUpload))
+        #expect(
+            again.end == .fail(.httpStatus(404, message: "the server lost the multipart upload again (NoSuchUpload)")))
+    }
+
+    @Test func serverErrorsEndTheAttemptByCodeAndAChangedFileIsNeverCompleted() throws {
+        let (path, snapshot) = file(20 * Self.mib)
+        var m = Machine(path: path, partSize: 8 * Self.mib, concurrency: 2, checkpoint: nil)
+        _ = m.handle(.start(file: snapshot))
+        let denied = S3ServerError(status: 403, code: "AccessDenied", message: "Access Denied")
+        let end = m.handle(.failed(.create, .server(denied)))
+        #expect(end.end == .fail(.httpStatus(403, message: "AccessDenied: Access Denied")))
+        // What other lanes answer after the end is ignored.
+        #expect(m.handle(.created(uploadID: "late")) == .init())
+
+        let saved = S3Checkpoint(uploadID: "u3", partSize: 8 * Self.mib, length: 20 * Self.mib, file: snapshot)
+        var resumed = Machine(path: path, partSize: 8 * Self.mib, concurrency: 2, checkpoint: saved)
+        let grown = file(21 * Self.mib).snapshot
+        guard case .fail(.input(.fileChanged(_, _, let detail)))? = resumed.handle(.start(file: grown)).end else {
+            Issue.record("a changed file went on")
+            return
+        }
+        #expect(detail.contains("so it is not completed"))
+        #expect(resumed.abortion() == .abort(uploadID: "u3"))
+    }
+}
