@@ -194,3 +194,41 @@ public struct SubprocessError: Error, CustomStringConvertible {
     public var description: String { message }
     public init(message: String) { self.message = message }
 }
+
+extension Subprocess {
+    /// The port a server process itself is listening on, read from /proc.
+    /// Servers are started on port 0: a port probed here and handed over
+    /// could be taken by a receiver of a test running alongside before
+    /// Python starts, and the test would then talk to that receiver.
+    public static func listeningPort(of pid: pid_t) async throws -> Int {
+        for _ in 0..<300 {
+            let sockets = socketInodes(of: pid)
+            for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
+                for line in (try? String(contentsOfFile: table, encoding: .utf8))?.split(separator: "\n").dropFirst()
+                    ?? []
+                {
+                    // sl local_address rem_address st ... inode
+                    let fields = line.split(separator: " ")
+                    guard fields.count > 9, fields[3] == "0A", sockets.contains(String(fields[9])),
+                        let port = fields[1].split(separator: ":").last.flatMap({ Int($0, radix: 16) })
+                    else { continue }
+                    return port
+                }
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw SubprocessError(message: "the server (pid \(pid)) did not listen within 30 s")
+    }
+
+    private static func socketInodes(of pid: pid_t) -> Set<String> {
+        let directory = "/proc/\(pid)/fd"
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        return Set(
+            names.compactMap { name in
+                guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: directory + "/" + name),
+                    target.hasPrefix("socket:[")
+                else { return nil }
+                return String(target.dropFirst("socket:[".count).dropLast())
+            })
+    }
+}

@@ -29,7 +29,7 @@ public final class TusPeer: @unchecked Sendable {
                 "resumable-upload", "serve", "--host", "127.0.0.1", "--port", "0", "--upload-dir",
                 directory.path, "--db-path", directory.path + "/db", "--log-level", "WARNING",
             ] + arguments, timeout: .seconds(1800))
-        let port = try await listeningPort(of: process.pid)
+        let port = try await Subprocess.listeningPort(of: process.pid)
         return TusPeer(port: port, directory: directory, path: "/files", process: process)
     }
 
@@ -46,7 +46,7 @@ public final class TusPeer: @unchecked Sendable {
             web.run_app(app, host="127.0.0.1", port=0, print=None)
             """
         let process = try Subprocess("/usr/bin/env", ["python3", "-c", script], timeout: .seconds(1800))
-        let port = try await listeningPort(of: process.pid)
+        let port = try await Subprocess.listeningPort(of: process.pid)
         return TusPeer(port: port, directory: directory, path: "/uploads", process: process)
     }
 
@@ -69,41 +69,5 @@ public final class TusPeer: @unchecked Sendable {
             found[name] = Array(data)
         }
         return found
-    }
-
-    /// The port the server process itself is listening on, read from
-    /// /proc. The server binds port 0: a port probed here and handed over
-    /// could be taken by a receiver of a test running alongside before
-    /// Python starts, and the test would then talk to that receiver.
-    private static func listeningPort(of pid: pid_t) async throws -> Int {
-        for _ in 0..<300 {
-            let sockets = socketInodes(of: pid)
-            for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
-                for line in (try? String(contentsOfFile: table, encoding: .utf8))?.split(separator: "\n").dropFirst()
-                    ?? []
-                {
-                    // sl local_address rem_address st ... inode
-                    let fields = line.split(separator: " ")
-                    guard fields.count > 9, fields[3] == "0A", sockets.contains(String(fields[9])),
-                        let port = fields[1].split(separator: ":").last.flatMap({ Int($0, radix: 16) })
-                    else { continue }
-                    return port
-                }
-            }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        throw SubprocessError(message: "the tus server (pid \(pid)) did not listen within 30 s")
-    }
-
-    private static func socketInodes(of pid: pid_t) -> Set<String> {
-        let directory = "/proc/\(pid)/fd"
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-        return Set(
-            names.compactMap { name in
-                guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: directory + "/" + name),
-                    target.hasPrefix("socket:[")
-                else { return nil }
-                return String(target.dropFirst("socket:[".count).dropLast())
-            })
     }
 }

@@ -23,8 +23,8 @@ final class TaskRecord {
     var tus: TusTransferStateMachine?
     /// Bytes written by each lane's exchange under way, not yet confirmed.
     var tusInFlight: [Int: Int64] = [:]
-    /// Each lane's next chunk, read and hashed ahead (see `TusPreparedChunk`).
-    var tusPrepared: [Int: TusPreparedChunk] = [:]
+    /// Each lane's next chunk, read and hashed ahead (see `PreparedDigest`).
+    var tusPrepared: [Int: PreparedDigest] = [:]
     /// Standard input being sent as a tus upload of deferred length.
     var tusStream: TusStreamBuffer?
     /// The answer to the tus driver's latest exchange: the task's response when it ends.
@@ -34,6 +34,15 @@ final class TaskRecord {
     /// a row that did not move it (the retry policy counts those).
     var attemptStartOffset: Int64 = 0
     var tusStalls = 0
+    /// An S3 multipart task's driver, kept across attempts: it knows the
+    /// UploadId and the parts the server confirmed.
+    var s3: S3MultipartStateMachine?
+    /// The keys found when the attempt began (never stored in the request).
+    var s3Signer: SigV4?
+    /// Bytes written by each part under way, by part number.
+    var s3InFlight: [Int: Int64] = [:]
+    /// MD5s of the parts to send next, computed ahead.
+    var s3Prepared: [Int: PreparedDigest] = [:]
 
     init(snapshot: TaskSnapshot, sequence: Int, dedupeKey: DedupeKey, prepared: RequestBody?) {
         self.snapshot = snapshot

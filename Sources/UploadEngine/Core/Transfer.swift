@@ -6,8 +6,7 @@ extension UploadRequest {
     /// Goes on from where it stopped after an interruption, instead of
     /// being sent again from byte 0.
     public var isResumable: Bool {
-        if case .tus = transfer { return true }
-        return false
+        transfer.isResumable
     }
 }
 
@@ -17,6 +16,9 @@ public enum Transfer: Sendable, Hashable, Codable {
     /// A tus 1.0 resumable upload: the URL is the creation endpoint and the
     /// body a `.rawFile`, sent in chunks from the server's offset.
     case tus(TusSettings)
+    /// An object in S3-compatible storage: the body a `.rawFile`, sent as
+    /// one `PutObject` or, from `multipartThreshold` up, a multipart upload.
+    case s3(S3Settings)
 
     public var isResumable: Bool {
         if case .single = self { return false }
@@ -28,6 +30,7 @@ public enum Transfer: Sendable, Hashable, Codable {
         switch self {
         case .single: return "single"
         case .tus: return "tus"
+        case .s3: return "s3"
         }
     }
 }
@@ -118,12 +121,14 @@ public enum TransferCheckpoint: Sendable, Hashable, Codable {
     case tus(TusCheckpoint)
     /// One file sent as partial tus uploads, joined by concatenation.
     case tusParts(TusPartsCheckpoint)
+    case s3(S3Checkpoint)
 
     /// Bytes the server is known to hold.
     public var offset: Int64 {
         switch self {
         case .tus(let tus): return tus.offset
         case .tusParts(let parts): return parts.parts.reduce(0) { $0 + ($1?.offset ?? 0) }
+        case .s3(let s3): return s3.offset
         }
     }
 
@@ -132,6 +137,7 @@ public enum TransferCheckpoint: Sendable, Hashable, Codable {
         switch self {
         case .tus(let tus): return tus.knownLength
         case .tusParts(let parts): return parts.ranges.last?.upperBound
+        case .s3(let s3): return s3.length
         }
     }
 
@@ -141,6 +147,7 @@ public enum TransferCheckpoint: Sendable, Hashable, Codable {
         switch self {
         case .tus(let tus): return tus.uploadURL
         case .tusParts(let parts): return parts.finalURL ?? parts.parts.lazy.compactMap { $0?.uploadURL }.first ?? ""
+        case .s3(let s3): return "s3 multipart upload " + s3.uploadID
         }
     }
 }

@@ -19,9 +19,13 @@ extension UploadEngine {
         let prepared = record.prepared
         record.prepared = nil
         emit(.stateChanged(record.snapshot))
-        if case .tus = record.snapshot.request.transfer {
-            startTus(id, attempt: number)
-            return
+        switch record.snapshot.request.transfer {
+        case .tus:
+            return startTus(id, attempt: number)
+        case .s3:
+            return startS3(id, attempt: number)
+        case .single:
+            break
         }
 
         let callbacks = HTTPTransport.Callbacks(

@@ -25,10 +25,13 @@ public final class UploadEngine: @unchecked Sendable {
     var waiters: [TaskID: [CheckedContinuation<TaskSnapshot?, Never>]] = [:]
     var idleWaiters: [CheckedContinuation<Void, Never>] = []
     var outbox: [UploadEvent] = []
+    /// Where S3 credentials are looked up when an attempt starts.
+    let environment: [String: String]
 
     public init(configuration: Configuration = Configuration(), monitors: [any UploadEventMonitor] = []) {
         self.concurrency = max(1, configuration.concurrency)
         self.monitors = monitors
+        self.environment = configuration.environment
         self.transport = HTTPTransport(
             insecure: configuration.insecure,
             responseBodyCap: configuration.responseBodyCap,
@@ -233,7 +236,10 @@ public final class UploadEngine: @unchecked Sendable {
     /// termination (quitting and `cancelAll` keep it, to resume later).
     public func cancel(_ id: TaskID, reason: String = "cancelled by the user") {
         queue.sync {
-            if cancelOnQueue(id, reason: reason) { terminateTus(id) }
+            if cancelOnQueue(id, reason: reason) {
+                terminateTus(id)
+                abortS3(id)
+            }
         }
     }
 

@@ -139,3 +139,32 @@ public enum S3PartSize {
         return size
     }
 }
+
+/// The client's S3 choices for one object.
+public struct S3Settings: Sendable, Hashable, Codable {
+    public var location: S3Location
+    public var endpoint: S3Endpoint
+    /// `--aws-profile`: credentials from this profile of the shared files,
+    /// never from the environment. The keys themselves are found when an
+    /// attempt starts, so no secret is in the request (or the journal).
+    public var profile: String?
+    /// `nil`: `S3PartSize.choose`.
+    public var partSize: Int64?
+    public var partConcurrency: Int
+    /// Files smaller than this go as one `PutObject`.
+    public var multipartThreshold: Int64
+
+    public static let defaultPartConcurrency = 4
+
+    public init(
+        location: S3Location, endpoint: S3Endpoint = S3Endpoint(), profile: String? = nil, partSize: Int64? = nil,
+        partConcurrency: Int = S3Settings.defaultPartConcurrency, multipartThreshold: Int64 = S3PartSize.preferred
+    ) {
+        self.location = location
+        self.endpoint = endpoint
+        self.profile = profile
+        self.partSize = partSize
+        self.partConcurrency = partConcurrency
+        self.multipartThreshold = multipartThreshold
+    }
+}

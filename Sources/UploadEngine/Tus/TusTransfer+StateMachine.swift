@@ -68,7 +68,8 @@ struct TusTransferStateMachine: Sendable {
             ranges = saved.ranges
             finalURL = saved.finalURL
             parts = zip(saved.ranges, saved.parts).map { machine(checkpoint: $1, part: $0) }
-        case nil:
+        case nil, .s3?:
+            // An S3 checkpoint is no tus upload's: this one starts anew.
             if settings.parallelParts <= 1 { single = machine(checkpoint: nil) }
         }
     }

@@ -135,10 +135,10 @@ extension UploadEngine {
         // chunk is hashed meanwhile.
         let prepared =
             record.tusPrepared[lane].flatMap { $0.range == chunk && $0.algorithm == algorithm ? $0 : nil }
-            ?? TusPreparedChunk(region, algorithm: algorithm)
+            ?? PreparedDigest(region, algorithm: algorithm)
         record.tusPrepared[lane] = nil
         if let next = machine.chunk(following: chunk, lane: lane) {
-            record.tusPrepared[lane] = TusPreparedChunk(
+            record.tusPrepared[lane] = PreparedDigest(
                 FileRegion(
                     path: path, field: "tus", offset: next.lowerBound, length: Int64(next.count), snapshot: file),
                 algorithm: algorithm)
@@ -253,18 +253,24 @@ extension UploadEngine {
         perform(id, attempt: number, step, answer: kind)
     }
 
-    /// Ends the attempt as the task's state machine sees attempts: a retry
-    /// goes on from the checkpoint. An attempt that moved the offset counts
-    /// as the first of its run, so a long upload on a flaky link is not
-    /// given up after `retries` faults spread over hours.
     private func finishTus(_ id: TaskID, attempt number: Int, _ result: Result<UploadResponse?, UploadFailure>) {
         guard let record = records[id] else { return }
-        // A failed lane ends the attempt: the others stop too.
-        if case .failure = result { record.attempt?.cancel() }
-        record.attempt = nil
         record.tusInFlight = [:]
         record.tusPrepared = [:]
-        let offset = record.tus?.offset ?? 0
+        finishResumable(id, attempt: number, result, offset: record.tus?.offset ?? 0)
+    }
+
+    /// Ends a resumable attempt (tus or S3) as the task's state machine sees
+    /// attempts: a retry goes on from the checkpoint. An attempt that moved
+    /// the offset counts as the first of its run, so a long upload on a
+    /// flaky link is not given up after `retries` faults spread over hours.
+    func finishResumable(
+        _ id: TaskID, attempt number: Int, _ result: Result<UploadResponse?, UploadFailure>, offset: Int64
+    ) {
+        guard let record = records[id] else { return }
+        // A failed exchange ends the attempt: the others stop too.
+        if case .failure = result { record.attempt?.cancel() }
+        record.attempt = nil
         if offset > record.attemptStartOffset { record.tusStalls = 0 }
         record.attemptMachine = UploadAttemptStateMachine(
             number: record.tusStalls + 1, totalBytes: record.snapshot.progress.totalBytes,
@@ -272,7 +278,7 @@ extension UploadEngine {
         let final: Result<UploadResponse, UploadFailure>
         switch result {
         case .success(let response?): final = .success(response)
-        case .success(nil): final = .failure(.protocolError("the tus upload ended with no answer"))
+        case .success(nil): final = .failure(.protocolError("the upload ended with no answer"))
         case .failure(let failure): final = .failure(failure)
         }
         if case .failure = final { record.tusStalls += 1 }

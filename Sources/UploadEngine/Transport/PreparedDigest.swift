@@ -5,13 +5,14 @@ import Foundation
 import Glibc
 import NIOConcurrencyHelpers
 
-/// The `Upload-Checksum` of a chunk of the file, computed off the engine's
-/// queue. The digest must be in the headers before the body, so the next
-/// chunk's is computed while this one is on the wire: hashing overlaps the
-/// transfer instead of adding to it. Only the digest is kept: the chunk is
-/// then sent from the file as any other (sendfile), and a file that changed
-/// in between fails the snapshot check or the server's checksum.
-final class TusPreparedChunk: Sendable {
+/// The digest of a region of a file (tus's `Upload-Checksum` of a chunk,
+/// S3's `Content-MD5` of a part), computed off the engine's queue. The
+/// digest must be in the headers before the body, so the next chunk's is
+/// computed while this one is on the wire: hashing overlaps the transfer
+/// instead of adding to it. Only the digest is kept: the region is then
+/// sent from the file as any other (sendfile), and a file that changed in
+/// between fails the snapshot check or the server's checksum.
+final class PreparedDigest: Sendable {
     let range: Range<Int64>
     let algorithm: TusChecksumAlgorithm
     private let group = DispatchGroup()
@@ -20,7 +21,7 @@ final class TusPreparedChunk: Sendable {
     init(_ region: FormData.FileRegion, algorithm: TusChecksumAlgorithm) {
         range = region.offset..<region.offset + region.length
         self.algorithm = algorithm
-        let body = RequestBody(contentType: "application/offset+octet-stream", segments: [.file(region)])
+        let body = RequestBody(contentType: "application/octet-stream", segments: [.file(region)])
         group.enter()
         let thread = Thread { [result, group] in
             // Hashing has a whole chunk's transfer time to finish in. At a

@@ -1,0 +1,393 @@
+import Crypto
+import FormData
+import Foundation
+
+/// An S3 task's attempt, on `queue`: a file below the multipart threshold
+/// goes as one `PutObject`; a larger one through `S3MultipartStateMachine`,
+/// whose exchanges are signed here (SigV4, at the moment each is sent) and
+/// whose answers are decoded back into its events. Each confirmed part is a
+/// checkpoint for the monitors.
+///
+/// Payloads are sent as `UNSIGNED-PAYLOAD` with `Content-MD5`: the server
+/// checks every byte against the MD5, which is computed ahead while the
+/// previous part is on the wire, and hashing each part a second time for
+/// SHA-256 would double the client's CPU for no more safety (over TLS
+/// nothing can change a byte on the way; over plain HTTP nothing stops a
+/// man in the middle from re-signing anyway).
+extension UploadEngine {
+    func startS3(_ id: TaskID, attempt number: Int) {
+        guard let record = records[id] else { return }
+        let request = record.snapshot.request
+        guard case .s3(let settings) = request.transfer, case .rawFile(let path, let contentType) = request.body else {
+            return finishS3(id, attempt: number, .failure(.other("an S3 upload sends one file as its body")))
+        }
+        let credentials: AWSCredentials
+        do {
+            credentials = try AWSCredentialChain(environment: environment)
+                .credentials(profile: settings.profile).credentials
+        } catch {
+            return finishS3(id, attempt: number, .failure(.protocolError(error.message)))
+        }
+        let file: FileSnapshot
+        do {
+            file = try FileRegion.wholeFile(path: path, field: "s3").snapshot
+        } catch {
+            return finishS3(id, attempt: number, .failure(.input(error)))
+        }
+        record.s3Signer = SigV4(credentials: credentials, region: settings.endpoint.region)
+        record.attempt = HTTPTransport.Attempt()
+        record.s3InFlight = [:]
+        record.s3Prepared = [:]
+        record.tusResponse = nil
+        record.snapshot.note = nil
+        record.snapshot.progress.totalBytes = file.size
+        record.attemptMachine = UploadAttemptStateMachine(number: number, totalBytes: file.size, request: request)
+        var saved: S3Checkpoint?
+        if case .s3(let checkpoint)? = record.snapshot.checkpoint { saved = checkpoint }
+        if record.s3 == nil, saved == nil, file.size < settings.multipartThreshold {
+            return putObject(id, attempt: number, path: path, file: file, contentType: contentType)
+        }
+        if record.s3 == nil {
+            let partSize: Int64
+            do {
+                partSize = try S3PartSize.choose(fileSize: file.size, requested: settings.partSize)
+            } catch {
+                return finishS3(id, attempt: number, .failure(.protocolError(error.message)))
+            }
+            record.s3 = S3MultipartStateMachine(
+                path: path, partSize: partSize, concurrency: settings.partConcurrency, checkpoint: saved)
+        }
+        record.attemptStartOffset = record.s3!.offset
+        record.snapshot.progress.bytesSent = record.s3!.offset
+        record.meter.rebase(bytes: record.s3!.offset, at: .now)
+        performS3(id, attempt: number, record.s3!.handle(.start(file: file)))
+    }
+
+    /// Sends `AbortMultipartUpload` for a cancelled upload, and forgets it
+    /// so a retry creates a new one.
+    func abortS3(_ id: TaskID) {
+        guard let record = records[id], let exchange = record.s3?.abortion(), let signer = record.s3Signer,
+            case .s3(let settings) = record.snapshot.request.transfer
+        else { return }
+        record.s3 = nil
+        record.snapshot.checkpoint = nil
+        guard let (line, headers, body) = try? s3Request(exchange, settings: settings, request: record.snapshot.request)
+        else { return }
+        _ = transport.exchange(
+            method: line.method, url: line.url,
+            headers: signer.sign(line, headers: headers, payloadHash: SigV4.unsignedPayload, at: Date()), body: body,
+            timeouts: record.snapshot.request.timeouts,
+            callbacks: .init(progress: { _ in }, bodySent: { _ in }, responseStarted: { _ in }, completed: { _ in }))
+    }
+
+    // MARK: - PutObject
+
+    private func putObject(_ id: TaskID, attempt number: Int, path: String, file: FileSnapshot, contentType: String?) {
+        guard let record = records[id], let signer = record.s3Signer,
+            case .s3(let settings) = record.snapshot.request.transfer
+        else { return }
+        let request = record.snapshot.request
+        let region = FileRegion(path: path, field: "s3", offset: 0, length: file.size, snapshot: file)
+        PreparedDigest(region, algorithm: .md5).whenReady { digest in
+            self.queue.async {
+                guard self.isCurrent(id, attempt: number), let parent = self.records[id]?.attempt else { return }
+                let md5: String
+                switch digest {
+                case .success(let value): md5 = value
+                case .failure(let failure): return self.finishS3(id, attempt: number, .failure(failure))
+                }
+                let line: S3RequestLine
+                do throws(S3ConfigurationError) {
+                    line = try settings.endpoint.line("PUT", settings.location)
+                } catch {
+                    return self.finishS3(id, attempt: number, .failure(.protocolError(error.message)))
+                }
+                var headers = request.headers.filter { $0.name.lowercased() != "content-type" }
+                headers.append(HeaderField("Content-Type", contentType ?? "application/octet-stream"))
+                headers.append(HeaderField("Content-MD5", md5))
+                let body = RequestBody(
+                    contentType: contentType ?? "application/octet-stream", segments: [.file(region)])
+                parent.adopt(
+                    self.transport.exchange(
+                        method: "PUT", url: line.url,
+                        headers: signer.sign(line, headers: headers, payloadHash: SigV4.unsignedPayload, at: Date()),
+                        body: body, timeouts: request.timeouts,
+                        callbacks: self.s3Callbacks(id, attempt: number, part: 1) { outcome in
+                            self.putAnswered(id, attempt: number, md5: md5, outcome: outcome)
+                        }))
+            }
+        }
+    }
+
+    private func putAnswered(_ id: TaskID, attempt number: Int, md5: String, outcome: HTTPTransport.Outcome) {
+        guard isCurrent(id, attempt: number), let record = records[id] else { return }
+        record.s3InFlight = [:]
+        switch outcome.result {
+        case .success(let response) where (200..<300).contains(response.status):
+            if let mismatch = Self.etagMismatch(response, md5: md5, part: nil) {
+                return finishS3(id, attempt: number, .failure(.protocolError(mismatch)))
+            }
+            finishS3(id, attempt: number, .success(response), offset: record.snapshot.progress.totalBytes ?? 0)
+        case .success(let response):
+            finishS3(id, attempt: number, .failure(Self.failure(response)))
+        case .failure(let failure):
+            finishS3(id, attempt: number, .failure(failure))
+        }
+    }
+
+    // MARK: - Multipart
+
+    private func performS3(_ id: TaskID, attempt number: Int, _ step: S3MultipartStateMachine.Step) {
+        guard isCurrent(id, attempt: number), let record = records[id], let machine = record.s3 else { return }
+        if let note = step.note {
+            record.snapshot.note = note
+            emit(.stateChanged(record.snapshot))
+        }
+        if record.snapshot.resumedFrom != machine.resumedFrom {
+            record.snapshot.resumedFrom = machine.resumedFrom
+            emit(.stateChanged(record.snapshot))
+        }
+        if let checkpoint = step.checkpoint {
+            record.snapshot.checkpoint = .s3(checkpoint)
+            updateProgress(record, sent: machine.offset + record.s3InFlight.values.reduce(0, +))
+            emit(.checkpoint(record.snapshot))
+        }
+        for exchange in step.sends { sendS3(exchange, id: id, attempt: number) }
+        switch step.end {
+        case .done?: finishS3(id, attempt: number, .success(record.tusResponse))
+        case .fail(let failure)?: finishS3(id, attempt: number, .failure(failure))
+        case nil: break
+        }
+    }
+
+    private func sendS3(_ exchange: S3MultipartStateMachine.Exchange, id: TaskID, attempt number: Int) {
+        guard let record = records[id], let parent = record.attempt, let signer = record.s3Signer,
+            case .s3(let settings) = record.snapshot.request.transfer, let machine = record.s3
+        else { return }
+        let request = record.snapshot.request
+        let line: S3RequestLine
+        let headers: [HeaderField]
+        let body: RequestBody?
+        do {
+            (line, headers, body) = try s3Request(exchange, settings: settings, request: request)
+        } catch {
+            return finishS3(id, attempt: number, .failure(.protocolError(error.message)))
+        }
+        guard case .uploadPart(let uploadID, let part, let range) = exchange else {
+            parent.adopt(
+                transport.exchange(
+                    method: line.method, url: line.url,
+                    headers: signer.sign(line, headers: headers, payloadHash: SigV4.unsignedPayload, at: Date()),
+                    body: body, timeouts: request.timeouts,
+                    callbacks: s3Callbacks(id, attempt: number, part: nil) { outcome in
+                        self.s3Answered(id, attempt: number, exchange, outcome: outcome, md5: nil)
+                    }))
+            return
+        }
+        // The part's MD5 goes in a header, before the body: hashed on a
+        // thread of its own, and the next part's meanwhile.
+        guard let file = machine.upload?.file else {
+            return finishS3(id, attempt: number, .failure(.other("s3: a part to send with no file snapshot")))
+        }
+        let region = FileRegion(
+            path: machine.path, field: "s3", offset: range.lowerBound, length: Int64(range.count), snapshot: file)
+        let digest = record.s3Prepared.removeValue(forKey: part) ?? PreparedDigest(region, algorithm: .md5)
+        digest.whenReady { result in
+            self.queue.async {
+                guard self.isCurrent(id, attempt: number), let parent = self.records[id]?.attempt else { return }
+                let md5: String
+                switch result {
+                case .success(let value): md5 = value
+                case .failure(let failure): return self.finishS3(id, attempt: number, .failure(failure))
+                }
+                parent.adopt(
+                    self.transport.exchange(
+                        method: line.method, url: line.url,
+                        headers: signer.sign(
+                            line, headers: headers + [HeaderField("Content-MD5", md5)],
+                            payloadHash: SigV4.unsignedPayload, at: Date()),
+                        body: RequestBody(contentType: "application/octet-stream", segments: [.file(region)]),
+                        timeouts: request.timeouts,
+                        callbacks: self.s3Callbacks(id, attempt: number, part: part) { outcome in
+                            self.s3Answered(
+                                id, attempt: number, .uploadPart(uploadID: uploadID, number: part, range: range),
+                                outcome: outcome, md5: md5)
+                        }))
+            }
+        }
+    }
+
+    /// The request line, headers (unsigned yet) and body of an exchange.
+    private func s3Request(
+        _ exchange: S3MultipartStateMachine.Exchange, settings: S3Settings, request: UploadRequest
+    ) throws(S3ConfigurationError) -> (S3RequestLine, [HeaderField], RequestBody?) {
+        let object = settings.location
+        switch exchange {
+        case .create:
+            var headers = request.headers.filter { $0.name.lowercased() != "content-type" }
+            if case .rawFile(_, let type) = request.body {
+                headers.append(HeaderField("Content-Type", type ?? "application/octet-stream"))
+            }
+            return (try settings.endpoint.line("POST", object, query: [("uploads", nil)]), headers, nil)
+        case .uploadPart(let uploadID, let number, _):
+            return (
+                try settings.endpoint.line(
+                    "PUT", object, query: [("partNumber", String(number)), ("uploadId", uploadID)]),
+                [], nil
+            )
+        case .listParts(let uploadID, let marker):
+            var query: [(String, String?)] = [("uploadId", uploadID)]
+            if let marker { query.append(("part-number-marker", String(marker))) }
+            return (try settings.endpoint.line("GET", object, query: query), [], nil)
+        case .complete(let uploadID, let parts):
+            let xml =
+                "<CompleteMultipartUpload xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">"
+                + parts.map {
+                    "<Part><PartNumber>\($0.number)</PartNumber><ETag>\(Self.xmlEscaped($0.etag))</ETag></Part>"
+                }
+                .joined() + "</CompleteMultipartUpload>"
+            let bytes = Array(xml.utf8)
+            return (
+                try settings.endpoint.line("POST", object, query: [("uploadId", uploadID)]),
+                [
+                    HeaderField("Content-Type", "application/xml"),
+                    HeaderField("Content-MD5", Data(Insecure.MD5.hash(data: bytes)).base64EncodedString()),
+                ],
+                RequestBody(contentType: "application/xml", segments: [.bytes(bytes)])
+            )
+        case .abort(let uploadID):
+            return (try settings.endpoint.line("DELETE", object, query: [("uploadId", uploadID)]), [], nil)
+        }
+    }
+
+    private func s3Callbacks(
+        _ id: TaskID, attempt number: Int, part: Int?,
+        completed: @escaping @Sendable (HTTPTransport.Outcome) -> Void
+    ) -> HTTPTransport.Callbacks {
+        let progress: @Sendable (Int64) -> Void = { bytes in
+            guard let part else { return }
+            self.queue.async { self.s3Progress(id, attempt: number, part: part, bytes: bytes) }
+        }
+        return HTTPTransport.Callbacks(
+            progress: progress, bodySent: progress, responseStarted: { _ in },
+            completed: { outcome in self.queue.async { completed(outcome) } })
+    }
+
+    private func s3Progress(_ id: TaskID, attempt number: Int, part: Int, bytes: Int64) {
+        guard isCurrent(id, attempt: number), let record = records[id] else { return }
+        record.s3InFlight[part] = bytes
+        updateProgress(record, sent: (record.s3?.offset ?? 0) + record.s3InFlight.values.reduce(0, +))
+        emit(.progress(record.snapshot))
+    }
+
+    private func s3Answered(
+        _ id: TaskID, attempt number: Int, _ exchange: S3MultipartStateMachine.Exchange,
+        outcome: HTTPTransport.Outcome, md5: String?
+    ) {
+        guard isCurrent(id, attempt: number), let record = records[id], record.s3 != nil else { return }
+        let event: S3MultipartStateMachine.Event
+        switch outcome.result {
+        case .failure(let failure):
+            event = .failed(exchange, .transport(failure))
+        case .success(let response) where !(200..<300).contains(response.status):
+            record.tusRetryAfter = outcome.retryAfter
+            event = .failed(exchange, Self.fault(response))
+        case .success(let response):
+            event = Self.event(for: exchange, response: response, md5: md5)
+            if case .complete = exchange { record.tusResponse = response }
+        }
+        if case .uploadPart(_, let part, _) = exchange { record.s3InFlight[part] = nil }
+        performS3(id, attempt: number, record.s3!.handle(event))
+        // Hash the next parts while these are on the wire.
+        prepareS3Digests(id)
+    }
+
+    /// MD5s of the parts the machine will ask for next, computed ahead.
+    private func prepareS3Digests(_ id: TaskID) {
+        guard let record = records[id], let machine = record.s3, let upload = machine.upload, let file = upload.file
+        else { return }
+        let done = Set(upload.parts.map(\.number)).union(record.s3InFlight.keys)
+        for number in 1...upload.partCount where !done.contains(number) && record.s3Prepared[number] == nil {
+            guard record.s3Prepared.count < machine.concurrency else { break }
+            let range = upload.range(ofPart: number)
+            record.s3Prepared[number] = PreparedDigest(
+                FileRegion(
+                    path: machine.path, field: "s3", offset: range.lowerBound, length: Int64(range.count),
+                    snapshot: file),
+                algorithm: .md5)
+        }
+    }
+
+    private static func event(
+        for exchange: S3MultipartStateMachine.Exchange, response: UploadResponse, md5: String?
+    ) -> S3MultipartStateMachine.Event {
+        do {
+            switch exchange {
+            case .create:
+                guard case .created(let uploadID) = try S3Answer.decode(response.body, as: .create) else { break }
+                return .created(uploadID: uploadID)
+            case .uploadPart(let uploadID, let number, _):
+                if let mismatch = etagMismatch(response, md5: md5 ?? "", part: number) {
+                    return .failed(exchange, .transport(.protocolError(mismatch)))
+                }
+                guard let etag = response.headers.value(of: "ETag") else {
+                    return .failed(
+                        exchange, .transport(.protocolError("the server's answer to part \(number) has no ETag")))
+                }
+                return .partSent(uploadID: uploadID, number: number, etag: etag)
+            case .listParts(let uploadID, _):
+                guard case .parts(let parts, let next) = try S3Answer.decode(response.body, as: .listParts) else {
+                    break
+                }
+                return .listed(uploadID: uploadID, parts, nextMarker: next)
+            case .complete(let uploadID, _):
+                _ = try S3Answer.decode(response.body, as: .complete)
+                return .completed(uploadID: uploadID)
+            case .abort:
+                break
+            }
+        } catch {
+            return .failed(exchange, .server(error))
+        }
+        return .failed(exchange, .transport(.other("s3: an unexpected answer")))
+    }
+
+    private static func fault(_ response: UploadResponse) -> S3MultipartStateMachine.S3Fault {
+        S3ServerError(status: response.status, body: response.body).map { .server($0) }
+            ?? .transport(.httpStatus(response.status, message: nil))
+    }
+
+    private static func failure(_ response: UploadResponse) -> UploadFailure {
+        guard let error = S3ServerError(status: response.status, body: response.body) else {
+            return .httpStatus(response.status, message: nil)
+        }
+        return .httpStatus(response.status, message: error.description)
+    }
+
+    /// An ETag of 32 hex digits is the MD5 of the bytes the server stored
+    /// (on AWS unless the object is encrypted with KMS): it must be ours.
+    static func etagMismatch(_ response: UploadResponse, md5 base64: String, part: Int?) -> String? {
+        guard let etag = response.headers.value(of: "ETag")?.trimmingCharacters(in: CharacterSet(charactersIn: "\" ")),
+            etag.count == 32, etag.allSatisfy(\.isHexDigit), let sent = Data(base64Encoded: base64)
+        else { return nil }
+        let expected = SigV4.hex(sent)
+        guard etag.lowercased() != expected else { return nil }
+        let what = part.map { "part \($0)" } ?? "the object"
+        return "the server's ETag for \(what) (\(etag)) is not the MD5 of the bytes sent (\(expected))"
+    }
+
+    private static func xmlEscaped(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+    }
+
+    /// `offset`: the bytes the server holds, when the multipart driver does not know (a PutObject).
+    private func finishS3(
+        _ id: TaskID, attempt number: Int, _ result: Result<UploadResponse?, UploadFailure>, offset: Int64? = nil
+    ) {
+        guard let record = records[id] else { return }
+        record.s3InFlight = [:]
+        record.s3Prepared = [:]
+        finishResumable(id, attempt: number, result, offset: offset ?? record.s3?.offset ?? 0)
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import Glibc
+
+/// `moto_server` (PyPI `moto[server]`), an S3 API no one here wrote,
+/// started on a free loopback port for one test; boto3 checks what it
+/// stored. See ../shared/PEERS.md for its quirks.
+public final class MotoPeer: @unchecked Sendable {
+    public let endpoint: String
+    private let process: Subprocess
+
+    private init(endpoint: String, process: Subprocess) {
+        self.endpoint = endpoint
+        self.process = process
+    }
+
+    deinit {
+        kill(-process.pid, SIGKILL)
+        kill(process.pid, SIGKILL)
+    }
+
+    public static func start() async throws -> MotoPeer {
+        let process = try Subprocess(
+            "/usr/bin/env", ["moto_server", "-H", "127.0.0.1", "-p", "0"], timeout: .seconds(1800))
+        let port = try await Subprocess.listeningPort(of: process.pid)
+        let peer = MotoPeer(endpoint: "http://127.0.0.1:\(port)", process: process)
+        // Listening is not yet answering: wait for its API.
+        for _ in 0..<100 {
+            if (try? await peer.python("import urllib.request; urllib.request.urlopen(ENDPOINT + '/moto-api/')")) != nil
+            {
+                return peer
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw SubprocessError(message: "moto_server on port \(port) did not answer within 10 s")
+    }
+
+    /// Runs Python with `ENDPOINT` and `s3` (a boto3 client with moto's
+    /// default keys) defined; returns what it printed.
+    @discardableResult
+    public func python(_ script: String) async throws -> String {
+        let prelude = """
+            import boto3, hashlib, json, sys
+            ENDPOINT = \(String(reflecting: endpoint))
+            s3 = boto3.client("s3", endpoint_url=ENDPOINT, region_name="us-east-1",
+                              aws_access_key_id="testing", aws_secret_access_key="testing")
+
+            """
+        let result = try await Subprocess.run(
+            "/usr/bin/env", ["python3", "-c", prelude + script], timeout: .seconds(120))
+        guard result.status == 0 else {
+            throw SubprocessError(
+                message: "python against moto failed: \(String(decoding: result.stderr, as: UTF8.self))")
+        }
+        return String(decoding: result.stdout, as: UTF8.self)
+    }
+
+    public func createBucket(_ name: String) async throws {
+        try await python("s3.create_bucket(Bucket=\(String(reflecting: name)))")
+    }
+
+    /// Size, SHA-256 and ETag of an object, as boto3 reads it back.
+    public func object(_ bucket: String, _ key: String) async throws -> (size: Int, sha256: String, etag: String) {
+        let out = try await python(
+            """
+            import base64
+            body = s3.get_object(Bucket=\(String(reflecting: bucket)), Key=base64.b64decode("\(Data(key.utf8).base64EncodedString())").decode())
+            data = body["Body"].read()
+            print(json.dumps([len(data), hashlib.sha256(data).hexdigest(), body["ETag"]]))
+            """)
+        let fields = try JSONSerialization.jsonObject(with: Data(out.utf8)) as! [Any]
+        return (fields[0] as! Int, fields[1] as! String, fields[2] as! String)
+    }
+
+    /// Turns signature checks on with an IAM user allowed `s3:*`; returns its key and secret.
+    public func requireSignatures() async throws -> (key: String, secret: String) {
+        let out = try await python(
+            """
+            import urllib.request
+            iam = boto3.client("iam", endpoint_url=ENDPOINT, region_name="us-east-1",
+                               aws_access_key_id="testing", aws_secret_access_key="testing")
+            iam.create_user(UserName="hoist")
+            policy = json.dumps({"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "s3:*", "Resource": "*"}]})
+            arn = iam.create_policy(PolicyName="s3-all", PolicyDocument=policy)["Policy"]["Arn"]
+            iam.attach_user_policy(UserName="hoist", PolicyArn=arn)
+            key = iam.create_access_key(UserName="hoist")["AccessKey"]
+            urllib.request.urlopen(urllib.request.Request(ENDPOINT + "/moto-api/reset-auth", data=b"0", method="POST",
+                headers={"Content-Type": "text/plain"}))
+            print(json.dumps([key["AccessKeyId"], key["SecretAccessKey"]]))
+            """)
+        let fields = try JSONSerialization.jsonObject(with: Data(out.utf8)) as! [String]
+        return (fields[0], fields[1])
+    }
+
+    /// The multipart uploads the bucket still holds (none after an abort or completion).
+    public func openUploads(_ bucket: String) async throws -> Int {
+        let out = try await python(
+            "print(len(s3.list_multipart_uploads(Bucket=\(String(reflecting: bucket))).get('Uploads', [])))")
+        return Int(out.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+    }
+}

@@ -1,0 +1,149 @@
+import FormData
+import Foundation
+import TestSupport
+import Testing
+
+@testable import UploadEngine
+
+/// The S3 driver against moto_server, an S3 API no one here wrote: what it
+/// stored is read back with boto3 (size, SHA-256, ETag).
+@Suite(.serialized) struct S3MotoTests {
+    let files = TemporaryDirectory()
+
+    func randomFile(_ name: String, _ size: Int) -> (path: String, sha: String) {
+        var generator = SeededGenerator(state: UInt64(size))
+        let bytes = randomBytes(size, using: &generator)
+        return (files.file(name, bytes), sha256(bytes))
+    }
+
+    func request(_ moto: MotoPeer, _ path: String, key: String, partSize: Int64? = nil) throws -> UploadRequest {
+        let settings = S3Settings(
+            location: S3Location(bucket: "photos", key: key), endpoint: S3Endpoint(url: moto.endpoint),
+            partSize: partSize)
+        return UploadRequest(
+            url: try settings.endpoint.line("PUT", settings.location).url, method: .put,
+            body: .rawFile(path: path, contentType: "image/jpeg"), retry: fastRetry, label: baseName(of: path),
+            transfer: .s3(settings))
+    }
+
+    func engine(_ events: EventLog, key: String = "testing", secret: String = "testing") -> UploadEngine {
+        UploadEngine(
+            configuration: .init(
+                concurrency: 2, environment: ["AWS_ACCESS_KEY_ID": key, "AWS_SECRET_ACCESS_KEY": secret]),
+            monitors: [events])
+    }
+
+    @Test func aSmallFileIsOnePutObjectWithItsBytesAndType() async throws {
+        let moto = try await MotoPeer.start()
+        try await moto.createBucket("photos")
+        let file = randomFile("身份证 正面.jpg", 300_000)
+        let events = EventLog()
+        let engine = engine(events)
+        let id = try engine.add(try request(moto, file.path, key: "cards/身份证 正面.jpg"))
+        let done = try #require(await engine.result(of: id))
+        await engine.shutdown()
+        #expect(done.state == .succeeded, "\(done.state)")
+        #expect(done.progress.bytesSent == 300_000)
+        let stored = try await moto.object("photos", "cards/身份证 正面.jpg")
+        #expect(stored.size == 300_000)
+        #expect(stored.sha256 == file.sha)
+        #expect(!stored.etag.contains("-"))  // one PutObject, not a multipart upload
+    }
+
+    @Test func aLargeFileGoesInPartsAndEachPartIsACheckpoint() async throws {
+        let moto = try await MotoPeer.start()
+        try await moto.createBucket("photos")
+        let file = randomFile("big.bin", 23 << 20)
+        let events = EventLog()
+        let engine = engine(events)
+        let id = try engine.add(try request(moto, file.path, key: "backups/big.bin", partSize: 5 << 20))
+        let done = try #require(await engine.result(of: id))
+        await engine.shutdown()
+        #expect(done.state == .succeeded, "\(done.state)")
+        let stored = try await moto.object("photos", "backups/big.bin")
+        #expect(stored.size == 23 << 20)
+        #expect(stored.sha256 == file.sha)
+        #expect(stored.etag.hasSuffix("-5\""))
+        // A checkpoint per confirmed part, each holding more.
+        let offsets = events.all().compactMap { event -> Int64? in
+            guard case .checkpoint(let task) = event, case .s3(let s3)? = task.checkpoint else { return nil }
+            return s3.offset
+        }
+        #expect(offsets.last == 23 << 20)
+        #expect(offsets == offsets.sorted())
+        #expect(try await moto.openUploads("photos") == 0)
+    }
+
+    @Test func anotherEngineGoesOnFromTheCheckpointAndSendsOnlyTheMissingParts() async throws {
+        let moto = try await MotoPeer.start()
+        try await moto.createBucket("photos")
+        let file = randomFile("resume.bin", 30 << 20)
+        let first = EventLog()
+        let engine1 = engine(first)
+        let request = try request(moto, file.path, key: "resume.bin", partSize: 5 << 20)
+        let id1 = try engine1.add(request)
+        var held: S3Checkpoint?
+        for _ in 0..<600 {
+            let last = first.all().compactMap { event -> S3Checkpoint? in
+                guard case .checkpoint(let task) = event, task.id == id1, case .s3(let s3)? = task.checkpoint else {
+                    return nil
+                }
+                return s3
+            }.last
+            if let last, last.parts.count >= 2 {
+                held = last
+                break
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        await engine1.shutdown()
+        let saved = try #require(held)
+        // What the first engine sent in all, finished or not, is on the server now.
+        let second = EventLog()
+        let engine2 = engine(second)
+        let id2 = try engine2.restore(request, checkpoint: .s3(saved))
+        engine2.resumeInterrupted()
+        let done = try #require(await engine2.result(of: id2))
+        await engine2.shutdown()
+        #expect(done.state == .succeeded, "\(done.state)")
+        #expect((done.resumedFrom ?? 0) >= saved.offset)
+        let stored = try await moto.object("photos", "resume.bin")
+        #expect(stored.sha256 == file.sha)
+        #expect(stored.etag.hasSuffix("-6\""))
+    }
+
+    @Test func aWrongSecretIsSignatureDoesNotMatchAndARightOneUploads() async throws {
+        let moto = try await MotoPeer.start()
+        try await moto.createBucket("photos")
+        let user = try await moto.requireSignatures()
+        let file = randomFile("a.jpg", 10_000)
+
+        let wrong = engine(EventLog(), key: user.key, secret: user.secret + "x")
+        let failed = try #require(await wrong.result(of: try wrong.add(try request(moto, file.path, key: "a.jpg"))))
+        await wrong.shutdown()
+        guard case .failed = failed.state else {
+            Issue.record("\(failed.state)")
+            return
+        }
+        #expect("\(failed.state)".contains("SignatureDoesNotMatch"), "\(failed.state)")
+
+        let right = engine(EventLog(), key: user.key, secret: user.secret)
+        let done = try #require(await right.result(of: try right.add(try request(moto, file.path, key: "a.jpg"))))
+        await right.shutdown()
+        #expect(done.state == .succeeded, "\(done.state)")
+    }
+
+    @Test func noCredentialsAndAMissingBucketAreNamed() async throws {
+        let moto = try await MotoPeer.start()
+        let file = randomFile("n.jpg", 1000)
+        let bare = UploadEngine(configuration: .init(concurrency: 1, environment: ["HOME": files.path]), monitors: [])
+        let none = try #require(await bare.result(of: try bare.add(try request(moto, file.path, key: "n.jpg"))))
+        await bare.shutdown()
+        #expect("\(none.state)".contains("no AWS credentials"), "\(none.state)")
+
+        let engine = engine(EventLog())
+        let missing = try #require(await engine.result(of: try engine.add(try request(moto, file.path, key: "n.jpg"))))
+        await engine.shutdown()
+        #expect("\(missing.state)".contains("NoSuchBucket"), "\(missing.state)")
+    }
+}
