@@ -7,10 +7,12 @@ import Glibc
 public final class MotoPeer: @unchecked Sendable {
     public let endpoint: String
     private let process: Subprocess
+    private let log: TemporaryDirectory
 
-    private init(endpoint: String, process: Subprocess) {
+    private init(endpoint: String, process: Subprocess, log: TemporaryDirectory) {
         self.endpoint = endpoint
         self.process = process
+        self.log = log
     }
 
     deinit {
@@ -19,10 +21,13 @@ public final class MotoPeer: @unchecked Sendable {
     }
 
     public static func start() async throws -> MotoPeer {
+        // Its request log (stderr) goes to a file the tests read; `exec` keeps the pid moto's.
+        let log = TemporaryDirectory()
         let process = try Subprocess(
-            "/usr/bin/env", ["moto_server", "-H", "127.0.0.1", "-p", "0"], timeout: .seconds(1800))
+            "/bin/sh", ["-c", "exec moto_server -H 127.0.0.1 -p 0 2>\"$0\"", log.path + "/requests.log"],
+            timeout: .seconds(1800))
         let port = try await Subprocess.listeningPort(of: process.pid)
-        let peer = MotoPeer(endpoint: "http://127.0.0.1:\(port)", process: process)
+        let peer = MotoPeer(endpoint: "http://127.0.0.1:\(port)", process: process, log: log)
         // Listening is not yet answering: wait for its API.
         for _ in 0..<100 {
             if (try? await peer.python("import urllib.request; urllib.request.urlopen(ENDPOINT + '/moto-api/')")) != nil
@@ -69,6 +74,13 @@ public final class MotoPeer: @unchecked Sendable {
             """)
         let fields = try JSONSerialization.jsonObject(with: Data(out.utf8)) as! [Any]
         return (fields[0] as! Int, fields[1] as! String, fields[2] as! String)
+    }
+
+    /// The request lines moto logged so far that contain `text`, e.g.
+    /// `"PUT /photos/big.bin?partNumber=`: `UploadPart`s of that object.
+    public func requests(containing text: String) -> [String] {
+        let lines = (try? String(contentsOfFile: log.path + "/requests.log", encoding: .utf8)) ?? ""
+        return lines.split(separator: "\n").map(String.init).filter { $0.contains(text) }
     }
 
     /// Turns signature checks on with an IAM user allowed `s3:*`; returns its key and secret.

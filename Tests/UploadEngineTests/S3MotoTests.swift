@@ -98,7 +98,8 @@ import Testing
         }
         await engine1.shutdown()
         let saved = try #require(held)
-        // What the first engine sent in all, finished or not, is on the server now.
+        let partRequest = "\"PUT /photos/resume.bin?partNumber="
+        let before = moto.requests(containing: partRequest).count
         let second = EventLog()
         let engine2 = engine(second)
         let id2 = try engine2.restore(request, checkpoint: .s3(saved))
@@ -110,6 +111,12 @@ import Testing
         let stored = try await moto.object("photos", "resume.bin")
         #expect(stored.sha256 == file.sha)
         #expect(stored.etag.hasSuffix("-6\""))
+        // After the restart, only the parts the server lacked went up: 6 in
+        // all, less those the checkpoint held (the server may hold more).
+        let after = moto.requests(containing: partRequest).count - before
+        #expect(after <= 6 - saved.parts.count, "\(after) parts sent after the restart")
+        #expect(after >= 1)
+        #expect(moto.requests(containing: "GET /photos/resume.bin?uploadId=").count == 1)  // one ListParts
     }
 
     @Test func aWrongSecretIsSignatureDoesNotMatchAndARightOneUploads() async throws {
