@@ -18,6 +18,9 @@ public enum PlanError: Error, Sendable, Hashable, CustomStringConvertible {
     case tusNeedsFile
     case tusTextOnly
     case tusMetadataKey(String)
+    /// An S3 upload sends files; metadata goes in `x-amz-meta-*` headers.
+    case s3FilesOnly
+    case s3(String)
 
     public var description: String {
         switch self {
@@ -32,6 +35,9 @@ public enum PlanError: Error, Sendable, Hashable, CustomStringConvertible {
         case .tusNeedsFile: return "a tus upload sends files, and none was given"
         case .tusTextOnly: return "a tus upload sends each file alone; other parts can only be text, sent as metadata"
         case .tusMetadataKey(let problem): return problem
+        case .s3FilesOnly:
+            return "an S3 upload sends files, one object each; give metadata as headers: -H 'x-amz-meta-NAME: value'"
+        case .s3(let problem): return problem
         }
     }
 }

@@ -1,4 +1,5 @@
 import FormData
+import Foundation
 import UploadEngine
 
 extension Target {
@@ -11,6 +12,7 @@ extension Target {
         do { _ = try TargetValue.url(url) } catch { throw .badValue(error) }
         var headers = entries.filter { $0.kind == .header }.map { HeaderField($0.name, $0.value) }
         let fields = entries.filter { $0.kind == .field }.map { FormField($0.name, $0.value) }
+        if isS3 { return try s3Requests(headers: headers, fields: fields, payload: payload) }
         if payload.document != nil, !headers.contains(where: { $0.name.lowercased() == "accept" }) {
             headers.append(HeaderField("Accept", "application/json"))
         }
@@ -133,6 +135,47 @@ extension Target {
                 timeouts: timeouts, retry: RetryPolicy(maxRetries: retries), success: successRule,
                 label: file.displayName,
                 transfer: .tus(TusSettings(chunkSize: chunkSize, parallelParts: parallelParts, metadata: metadata)))
+        }
+    }
+
+    /// One object per file: the URL's key, or its prefix and the file's
+    /// name. Where the server is and its region are found as the AWS CLI
+    /// finds them (`S3TargetOptions`); the keys only when an attempt starts.
+    private func s3Requests(headers: [HeaderField], fields: [FormField], payload: Payload) throws(PlanError)
+        -> [UploadRequest]
+    {
+        guard fields.isEmpty, payload.parts.isEmpty, payload.document == nil, payload.encodedData.isEmpty else {
+            throw .s3FilesOnly
+        }
+        let files = payload.files
+        guard !files.isEmpty else { throw .s3FilesOnly }
+        let base: S3Location
+        do { base = try S3Location.parse(url) } catch { throw .s3(error.message) }
+        guard files.count == 1 || base.isPrefix else {
+            throw .s3(
+                "\(files.count) files cannot all be the object \(url): end the URL with / to put them under a prefix")
+        }
+        let chain = AWSCredentialChain(environment: ProcessInfo.processInfo.environment)
+        let endpoint = S3Endpoint(
+            url: s3.endpoint ?? chain.endpoint, region: chain.region(s3.region, profile: s3.awsProfile),
+            pathStyle: s3.pathStyle ? true : nil)
+        return try files.map { file throws(PlanError) in
+            guard file.path != "-" else { throw .s3("standard input cannot go to S3 yet: give a file") }
+            let settings = S3Settings(
+                location: base.object(for: file.displayName), endpoint: endpoint, profile: s3.awsProfile,
+                partSize: s3.partSize, partConcurrency: s3.partConcurrency)
+            let line: S3RequestLine
+            do throws(S3ConfigurationError) {
+                line = try endpoint.line("PUT", settings.location)
+            } catch {
+                throw .s3(error.message)
+            }
+            var choice = file
+            choice.contentType = file.contentType ?? MIMETypes.type(forFilename: file.displayName)
+            return UploadRequest(
+                url: line.url, method: .put, headers: headers, body: choice.rawBody, timeouts: timeouts,
+                retry: RetryPolicy(maxRetries: retries), success: SuccessRule(), label: file.displayName,
+                transfer: .s3(settings))
         }
     }
 

@@ -45,12 +45,15 @@ public struct Target: Sendable, Hashable, Codable {
     public var chunkSize: TusChunkSize
     /// Partial tus uploads per file, joined by the concatenation extension.
     public var parallelParts: Int
+    /// Where and how `s3://` URLs go (`isS3`).
+    public var s3: S3TargetOptions
 
     public init(
         url: String = "", method: UploadRequest.Method = .post, bodyKind: BodyKind = .multipart,
         expectations: [SuccessRule.Expectation] = [], messagePath: String? = nil, retries: Int = 3,
         timeouts: Timeouts = Timeouts(), fileField: String = "file", concurrency: Int = Target.defaultConcurrency,
-        transfer: TransferKind = .single, chunkSize: TusChunkSize = .automatic, parallelParts: Int = 1
+        transfer: TransferKind = .single, chunkSize: TusChunkSize = .automatic, parallelParts: Int = 1,
+        s3: S3TargetOptions = S3TargetOptions()
     ) {
         self.url = url
         self.method = method
@@ -64,7 +67,12 @@ public struct Target: Sendable, Hashable, Codable {
         self.transfer = transfer
         self.chunkSize = chunkSize
         self.parallelParts = parallelParts
+        self.s3 = s3
     }
+
+    /// An `s3://BUCKET/KEY` URL: each file is an object in S3-compatible
+    /// storage, whatever the transfer kind and body say.
+    public var isS3: Bool { url.lowercased().hasPrefix("s3://") }
 
     public var successRule: SuccessRule { SuccessRule(expectations: expectations, messagePath: messagePath) }
 
@@ -83,5 +91,31 @@ public struct Target: Sendable, Hashable, Codable {
         transfer = try container.decodeIfPresent(TransferKind.self, forKey: .transfer) ?? .single
         chunkSize = try container.decodeIfPresent(TusChunkSize.self, forKey: .chunkSize) ?? .automatic
         parallelParts = try container.decodeIfPresent(Int.self, forKey: .parallelParts) ?? 1
+        s3 = try container.decodeIfPresent(S3TargetOptions.self, forKey: .s3) ?? S3TargetOptions()
+    }
+}
+
+/// The S3 side of a target; `nil` is "as the AWS CLI would find it".
+public struct S3TargetOptions: Sendable, Hashable, Codable {
+    /// `--endpoint`; else `AWS_ENDPOINT_URL_S3`, `AWS_ENDPOINT_URL`, or AWS.
+    public var endpoint: String?
+    /// `--region`; else `AWS_REGION`, `AWS_DEFAULT_REGION`, the profile's, us-east-1.
+    public var region: String?
+    public var pathStyle: Bool
+    /// `--aws-profile`: a profile of `~/.aws/credentials` and `~/.aws/config`.
+    public var awsProfile: String?
+    public var partSize: Int64?
+    public var partConcurrency: Int
+
+    public init(
+        endpoint: String? = nil, region: String? = nil, pathStyle: Bool = false, awsProfile: String? = nil,
+        partSize: Int64? = nil, partConcurrency: Int = S3Settings.defaultPartConcurrency
+    ) {
+        self.endpoint = endpoint
+        self.region = region
+        self.pathStyle = pathStyle
+        self.awsProfile = awsProfile
+        self.partSize = partSize
+        self.partConcurrency = partConcurrency
     }
 }

@@ -19,6 +19,7 @@ public struct TargetSettings: Sendable, Hashable {
     public var transfer: Target.TransferKind?
     public var chunkSize: TusChunkSize?
     public var parallelParts: Int?
+    public var s3: S3TargetOptions?
     /// Text fields and headers, in the order they are sent.
     public var entries: [FormEntry]
 
@@ -27,7 +28,7 @@ public struct TargetSettings: Sendable, Hashable {
         fileField: String? = nil, expectations: [SuccessRule.Expectation]? = nil, messagePath: String? = nil,
         retries: Int? = nil, concurrency: Int? = nil, timeout: Duration? = nil, connectTimeout: Duration? = nil,
         idleTimeout: Duration? = nil, transfer: Target.TransferKind? = nil, chunkSize: TusChunkSize? = nil,
-        parallelParts: Int? = nil, entries: [FormEntry] = []
+        parallelParts: Int? = nil, s3: S3TargetOptions? = nil, entries: [FormEntry] = []
     ) {
         self.url = url
         self.method = method
@@ -43,6 +44,7 @@ public struct TargetSettings: Sendable, Hashable {
         self.transfer = transfer
         self.chunkSize = chunkSize
         self.parallelParts = parallelParts
+        self.s3 = s3
         self.entries = entries
     }
 
@@ -58,7 +60,7 @@ public struct TargetSettings: Sendable, Hashable {
             concurrency: concurrency ?? lower.concurrency, timeout: timeout ?? lower.timeout,
             connectTimeout: connectTimeout ?? lower.connectTimeout, idleTimeout: idleTimeout ?? lower.idleTimeout,
             transfer: transfer ?? lower.transfer, chunkSize: chunkSize ?? lower.chunkSize,
-            parallelParts: parallelParts ?? lower.parallelParts)
+            parallelParts: parallelParts ?? lower.parallelParts, s3: s3 ?? lower.s3)
         merged.entries = lower.entries.filter { !replaces($0) } + entries
         return merged
     }
@@ -85,6 +87,7 @@ public struct TargetSettings: Sendable, Hashable {
         if let transfer { target.transfer = transfer }
         if let chunkSize { target.chunkSize = chunkSize }
         if let parallelParts { target.parallelParts = parallelParts }
+        if let s3 { target.s3 = s3 }
         return target
     }
 

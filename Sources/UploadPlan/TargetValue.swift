@@ -17,6 +17,10 @@ public enum TargetValue {
 
     /// An http or https URL the transport can send to.
     public static func url(_ text: String) throws(TargetValueError) -> String {
+        if text.lowercased().hasPrefix("s3://") {
+            do { _ = try S3Location.parse(text) } catch { throw TargetValueError(error.message) }
+            return text
+        }
         do {
             return try UploadEngine.validate(url: text)
         } catch {
@@ -129,16 +133,30 @@ public enum TargetValue {
 
     /// `auto`, or a size in bytes: `8M`, `512K`, `8MiB`, `1G` or a number of bytes (binary units).
     public static func chunkSize(_ text: String) throws(TargetValueError) -> TusChunkSize {
-        let written = trimmed(text[...])
-        if written.lowercased() == "auto" { return .automatic }
-        let digits = written.prefix(while: \.isNumber)
-        let unit = written.dropFirst(digits.count).lowercased()
-        let shifts: [String: Int64] = ["": 0, "b": 0, "k": 10, "kib": 10, "m": 20, "mib": 20, "g": 30, "gib": 30]
-        guard let number = Int64(digits), let shift = shifts[unit], number <= Int64.max >> 30 else {
+        if trimmed(text[...]).lowercased() == "auto" { return .automatic }
+        guard let bytes = bytes(text) else {
             throw TargetValueError(
                 "\(quoted(text)) is not a chunk size: give auto, bytes, or a number with K, M or G, e.g. 8M")
         }
-        return .fixed(try chunkSize(number << shift))
+        return .fixed(try chunkSize(bytes))
+    }
+
+    /// An S3 part size, 5M to 5G (S3's limits).
+    public static func partSize(_ text: String) throws(TargetValueError) -> Int64 {
+        guard let bytes = bytes(text), (S3PartSize.minimum...S3PartSize.maximum).contains(bytes) else {
+            throw TargetValueError("\(quoted(text)) is not a part size: give 5M to 5G, e.g. 16M")
+        }
+        return bytes
+    }
+
+    /// `8M`, `512K`, `8MiB`, `1G` or a number of bytes (binary units); `nil` when it is none of these.
+    static func bytes(_ text: String) -> Int64? {
+        let written = trimmed(text[...])
+        let digits = written.prefix(while: \.isNumber)
+        let unit = written.dropFirst(digits.count).lowercased()
+        let shifts: [String: Int64] = ["": 0, "b": 0, "k": 10, "kib": 10, "m": 20, "mib": 20, "g": 30, "gib": 30]
+        guard let number = Int64(digits), let shift = shifts[unit], number <= Int64.max >> 30 else { return nil }
+        return number << shift
     }
 
     /// `auto` or `8M`, as `chunkSize(_:)` reads it back.

@@ -8,6 +8,8 @@ public final class MotoPeer: @unchecked Sendable {
     public let endpoint: String
     private let process: Subprocess
     private let log: TemporaryDirectory
+    /// boto3's key: moto's defaults, or the IAM user's once signatures are checked.
+    private var key = (id: "testing", secret: "testing")
 
     private init(endpoint: String, process: Subprocess, log: TemporaryDirectory) {
         self.endpoint = endpoint
@@ -47,7 +49,7 @@ public final class MotoPeer: @unchecked Sendable {
             import boto3, hashlib, json, sys
             ENDPOINT = \(String(reflecting: endpoint))
             s3 = boto3.client("s3", endpoint_url=ENDPOINT, region_name="us-east-1",
-                              aws_access_key_id="testing", aws_secret_access_key="testing")
+                              aws_access_key_id=\(String(reflecting: key.id)), aws_secret_access_key=\(String(reflecting: key.secret)))
 
             """
         let result = try await Subprocess.run(
@@ -100,6 +102,7 @@ public final class MotoPeer: @unchecked Sendable {
             print(json.dumps([key["AccessKeyId"], key["SecretAccessKey"]]))
             """)
         let fields = try JSONSerialization.jsonObject(with: Data(out.utf8)) as! [String]
+        key = (fields[0], fields[1])
         return (fields[0], fields[1])
     }
 

@@ -313,6 +313,8 @@ extension AppModel {
         case .badValue(let value): return "target: \(value): press t to change it"
         case .cannotSendFields, .onlyTextParts: return error.description
         case .tusTextOnly, .tusMetadataKey: return "\(error): press f to change the fields"
+        case .s3FilesOnly: return "\(error): press f to change the fields"
+        case .s3: return "target: \(error): press t to change it"
         }
     }
 

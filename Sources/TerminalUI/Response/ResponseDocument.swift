@@ -91,7 +91,7 @@ public struct ResponseDocument: Sendable {
         var lines: [Line] = []
         if let checkpoint = task.checkpoint {
             let held = Format.bytes(checkpoint.offset) + " of " + Format.bytes(task.progress.totalBytes ?? 0)
-            lines.append(note("tus upload " + ResponseText.displayable(Secrets.displayURL(checkpoint.uploadURL))))
+            lines.append(note(ResponseText.displayable(checkpoint.summary)))
             lines.append(note("the server holds " + held))
         }
         if let from = task.resumedFrom { lines.append(note("resumed at " + Format.bytes(from) + ", not from 0")) }

@@ -147,7 +147,16 @@ public enum TransferCheckpoint: Sendable, Hashable, Codable {
         switch self {
         case .tus(let tus): return tus.uploadURL
         case .tusParts(let parts): return parts.finalURL ?? parts.parts.lazy.compactMap { $0?.uploadURL }.first ?? ""
-        case .s3(let s3): return "s3 multipart upload " + s3.uploadID
+        case .s3(let s3): return s3.uploadID
+        }
+    }
+
+    /// `tus upload URL`, or `S3 multipart upload ID, 3 of 5 parts`, as the
+    /// result line and the Response pane show it (the URL's secrets masked).
+    public var summary: String {
+        switch self {
+        case .tus, .tusParts: return "tus upload " + Secrets.displayURL(uploadURL)
+        case .s3(let s3): return "S3 multipart upload \(s3.uploadID), \(s3.parts.count) of \(s3.partCount) parts"
         }
     }
 }

@@ -52,7 +52,7 @@ enum ResultLine {
         line += "  \(Format.bytes(task.progress.bytesSent)) in \(milliseconds(task)) ms"
         if let error = errorText(task) { line += "  " + error }
         if let checkpoint = task.checkpoint {
-            line += "\n          tus upload " + Secrets.displayURL(checkpoint.uploadURL)
+            line += "\n          " + checkpoint.summary
             if let from = task.resumedFrom { line += ", resumed at " + Format.bytes(from) }
         }
         if let json = task.response?.json {

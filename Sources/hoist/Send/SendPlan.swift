@@ -45,7 +45,8 @@ struct SendPlan {
             expectations: options.expect.isEmpty ? nil : options.expect, messagePath: options.messagePath,
             retries: options.retries, concurrency: command.target.concurrency, timeout: options.timeout,
             connectTimeout: options.connectTimeout, idleTimeout: options.idleTimeout, transfer: flags.transfer,
-            chunkSize: flags.chunkSize, parallelParts: flags.parallelParts, entries: try options.headerEntries())
+            chunkSize: flags.chunkSize, parallelParts: flags.parallelParts, s3: flags.s3,
+            entries: try options.headerEntries())
         var settings = flags.over(profile?.settings ?? TargetSettings())
         if settings.method == nil, !command.uploadFiles.isEmpty { settings.method = .put }
         guard settings.url != nil else {
@@ -130,6 +131,7 @@ struct SendPlan {
         case .tusTextOnly:
             return "with --tus, each file (-T, --each) is one upload; -F may add metadata only (name=value)"
         case .tusMetadataKey(let problem): return "-F: \(problem)"
+        case .s3FilesOnly, .s3: return error.description
         }
     }
 

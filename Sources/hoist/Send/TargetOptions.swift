@@ -43,15 +43,68 @@ struct TargetOptions: ParsableArguments {
         transform: TargetValue.parallelParts)
     var parallelParts: Int?
 
+    @OptionGroup(title: "S3 (for s3://BUCKET/KEY or s3://BUCKET/PREFIX/ URLs)")
+    var s3: S3CommandOptions
+
     /// What these options set in a target.
     var settings: TargetSettings {
         TargetSettings(
-            concurrency: concurrency, transfer: tus ? .tus : nil, chunkSize: chunkSize, parallelParts: parallelParts)
+            concurrency: concurrency, transfer: tus ? .tus : nil, chunkSize: chunkSize, parallelParts: parallelParts,
+            s3: s3.options)
     }
 
     /// The profile named by `--profile`, loaded and checked.
     func loadProfile() throws -> Profile? {
         try profile.map { try Profile.load($0) }
+    }
+}
+
+/// Where an `s3://` URL goes, and how: the AWS CLI's names where it has them.
+struct S3CommandOptions: ParsableArguments {
+    @Option(
+        help: ArgumentHelp(
+            "An S3-compatible server (MinIO, R2, Ceph...) instead of AWS; else AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL.",
+            valueName: "url"),
+        transform: TargetValue.url)
+    var endpoint: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "The region (else AWS_REGION, AWS_DEFAULT_REGION, the profile's, us-east-1).", valueName: "name"))
+    var region: String?
+
+    @Flag(name: .customLong("path-style"), help: "Address the bucket in the path (host/bucket/key), not the host name.")
+    var pathStyle = false
+
+    @Option(
+        name: .customLong("aws-profile"),
+        help: ArgumentHelp(
+            "Credentials (and region) from this profile of ~/.aws/credentials and ~/.aws/config.", valueName: "name"))
+    var awsProfile: String?
+
+    @Option(
+        name: .customLong("part-size"),
+        help: ArgumentHelp(
+            "Bytes per part of a multipart upload, 5M to 5G (default: 8M, larger to stay under 10,000 parts).",
+            valueName: "size"),
+        transform: TargetValue.partSize)
+    var partSize: Int64?
+
+    @Option(
+        name: .customLong("part-concurrency"),
+        help: ArgumentHelp("Parts of one file sent at once (default 4).", valueName: "n"),
+        transform: TargetValue.concurrency)
+    var partConcurrency: Int?
+
+    /// `nil` when no S3 option was given.
+    var options: S3TargetOptions? {
+        guard
+            endpoint != nil || region != nil || pathStyle || awsProfile != nil || partSize != nil
+                || partConcurrency != nil
+        else { return nil }
+        return S3TargetOptions(
+            endpoint: endpoint, region: region, pathStyle: pathStyle, awsProfile: awsProfile, partSize: partSize,
+            partConcurrency: partConcurrency ?? S3Settings.defaultPartConcurrency)
     }
 }
 

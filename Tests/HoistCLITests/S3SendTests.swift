@@ -1,0 +1,86 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `hoist send s3://…` against moto_server, with signature checks on; boto3
+/// reads back what was stored.
+@Suite(.serialized) struct S3SendTests {
+    let files = TemporaryDirectory()
+
+    func randomFile(_ name: String, _ size: Int, seed: UInt64) -> (path: String, sha: String) {
+        var generator = SeededGenerator(state: seed)
+        let bytes = randomBytes(size, using: &generator)
+        return (files.file(name, bytes), sha256(bytes))
+    }
+
+    /// moto with a bucket `photos` and signatures checked; the environment that holds a valid key.
+    func moto() async throws -> (MotoPeer, [String: String]) {
+        let moto = try await MotoPeer.start()
+        try await moto.createBucket("photos")
+        let user = try await moto.requireSignatures()
+        return (
+            moto,
+            [
+                "AWS_ACCESS_KEY_ID": user.key, "AWS_SECRET_ACCESS_KEY": user.secret, "AWS_PROFILE": "",
+                "AWS_ENDPOINT_URL": moto.endpoint, "HOME": files.path,
+            ]
+        )
+    }
+
+    @Test func filesGoUnderAPrefixAndALargeOneInParts() async throws {
+        let (moto, environment) = try await moto()
+        let small = randomFile("a b.jpg", 200_000, seed: 1)
+        let large = randomFile("big.bin", 12 << 20, seed: 2)
+        let result = try await hoist(
+            [
+                "send", "s3://photos/2026/", "-T", small.path, "-T", large.path, "--part-size", "5M", "--json",
+                "--no-history", "--no-journal",
+            ], environment: environment)
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = try result.stdoutLines.map(jsonObject)
+        #expect(lines.count == 2)
+        #expect(lines.allSatisfy { $0["ok"] as? Bool == true })
+        let a = try await moto.object("photos", "2026/a b.jpg")
+        #expect(a.sha256 == small.sha)
+        let big = try await moto.object("photos", "2026/big.bin")
+        #expect(big.sha256 == large.sha)
+        #expect(big.etag.hasSuffix("-3\""))
+        // The secret is nowhere in what hoist printed.
+        #expect(!result.stdout.contains(environment["AWS_SECRET_ACCESS_KEY"]!))
+        #expect(!result.stderr.contains(environment["AWS_SECRET_ACCESS_KEY"]!))
+    }
+
+    @Test func aWrongSecretExitsOneNamingSignatureDoesNotMatch() async throws {
+        let (moto, environment) = try await moto()
+        let file = randomFile("x.jpg", 1000, seed: 3)
+        var wrong = environment
+        wrong["AWS_SECRET_ACCESS_KEY"] = "not-the-secret"
+        let result = try await hoist(
+            ["send", "s3://photos/x.jpg", "-T", file.path, "--retries", "0", "--no-history", "--no-journal"],
+            environment: wrong)
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("SignatureDoesNotMatch"), "\(result.stderr)")
+        #expect(!result.stderr.contains("not-the-secret"))
+        #expect(moto.requests(containing: "PUT /photos/x.jpg").count == 1)
+    }
+
+    @Test func badS3InputIsRefusedBeforeAnythingIsSent() async throws {
+        let file = randomFile("y.jpg", 10, seed: 4)
+        let other = randomFile("z.jpg", 10, seed: 5)
+        let cases: [([String], String)] = [
+            (["s3://Photos/x", "-T", file.path], "is not a bucket name"),
+            (
+                ["s3://photos/x.jpg", "-T", file.path, "-T", other.path],
+                "end the URL with / to put them under a prefix"
+            ),
+            (["s3://photos/", "--each", "f=@\(file.path)", "-F", "a=b"], "give metadata as headers"),
+            (["s3://photos/", "-T", file.path, "--part-size", "1M"], "is not a part size: give 5M to 5G"),
+            (["s3://photos/", "-T", file.path, "--endpoint", "ftp://x"], "--endpoint"),
+        ]
+        for (arguments, message) in cases {
+            let result = try await hoist(["send"] + arguments + ["--no-history", "--no-journal"])
+            #expect(result.status == 2, "\(arguments)")
+            #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
+        }
+    }
+}
