@@ -130,3 +130,17 @@ public enum HTTPStatusText {
         }
     }
 }
+
+extension UploadFailure {
+    /// A resumable upload's file, changed since the upload began on the
+    /// server: never appended to or completed. `nil` when it is the same
+    /// (or either snapshot is unknown).
+    static func fileChanged(
+        since saved: FileSnapshot?, now current: FileSnapshot?, field: String, path: String, so consequence: String
+    ) -> UploadFailure? {
+        guard let saved, let current, let detail = saved.change(to: current) else { return nil }
+        return .input(
+            .fileChanged(
+                field: field, path: path, detail: detail + " " + consequence + "; stage it again to upload it anew"))
+    }
+}

@@ -122,14 +122,12 @@ struct S3MultipartStateMachine: Sendable {
             restarted = false
             ended = false
             resumedFrom = nil
-            if let upload, let saved = upload.file, let current, let detail = saved.change(to: current) {
-                return fail(
-                    .input(
-                        .fileChanged(
-                            field: "s3", path: path,
-                            detail: detail
-                                + " since its multipart upload was created, so it is not completed; stage it again to upload it anew"
-                        )))
+            if let upload,
+                let changed = UploadFailure.fileChanged(
+                    since: upload.file, now: current, field: "s3", path: path,
+                    so: "since its multipart upload was created, so it is not completed")
+            {
+                return fail(changed)
             }
             if upload == nil { file = current }
             return upload.map { Step(sends: [.listParts(uploadID: $0.uploadID, marker: nil)]) }

@@ -119,14 +119,12 @@ struct TusUploadStateMachine: Sendable {
             headsThisAttempt = 0
             resumedFrom = nil
             offsetKnown = false
-            if let upload, let saved = upload.file, let current, let detail = saved.change(to: current) {
-                return fail(
-                    .input(
-                        .fileChanged(
-                            field: "tus", path: path,
-                            detail: detail
-                                + " since its tus upload was created, so it is not appended to \(upload.uploadURL); stage it again to upload it anew"
-                        )))
+            if let upload,
+                let changed = UploadFailure.fileChanged(
+                    since: upload.file, now: current, field: "tus", path: path,
+                    so: "since its tus upload was created, so it is not appended to \(upload.uploadURL)")
+            {
+                return fail(changed)
             }
             if upload == nil { file = current }
             return next()
