@@ -125,6 +125,39 @@ import Testing
         #expect(moto.requests(containing: "GET /photos/resume.bin?uploadId=").count == 1)  // one ListParts
     }
 
+    @Test func aCancelAbortsTheMultipartUploadSoNothingIsLeftOnTheServer() async throws {
+        let moto = try await MotoPeer.start()
+        try await moto.createBucket("photos")
+        let file = randomFile("cancel.bin", 60 << 20)
+        let events = EventLog()
+        let engine = engine(events)
+        var request = try request(moto, file.path, key: "cancel.bin", partSize: 5 << 20)
+        if case .s3(var settings) = request.transfer {
+            settings.partConcurrency = 1
+            request.transfer = .s3(settings)
+        }
+        let id = try engine.add(request)
+        for _ in 0..<600 {
+            if events.all().contains(where: { if case .checkpoint = $0 { return true } else { return false } }) {
+                break
+            }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(try await moto.openUploads("photos") == 1)
+        engine.cancel(id)
+        let done = try #require(await engine.result(of: id))
+        #expect(done.state == .cancelled(reason: "cancelled by the user"), "\(done.state)")
+        var open = -1
+        for _ in 0..<100 {
+            open = try await moto.openUploads("photos")
+            if open == 0 { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        await engine.shutdown()
+        #expect(open == 0)
+        #expect(moto.requests(containing: "DELETE /photos/cancel.bin?uploadId=").count == 1)
+    }
+
     @Test func aWrongSecretIsSignatureDoesNotMatchAndARightOneUploads() async throws {
         let moto = try await MotoPeer.start()
         try await moto.createBucket("photos")

@@ -27,13 +27,14 @@ final class TaskRecord {
     var tusPrepared: [Int: PreparedDigest] = [:]
     /// Standard input being sent as a tus upload of deferred length.
     var tusStream: TusStreamBuffer?
-    /// The answer to the tus driver's latest exchange: the task's response when it ends.
-    var tusResponse: UploadResponse?
-    var tusRetryAfter: Duration?
-    /// The server's offset when the attempt began, and the tus attempts in
-    /// a row that did not move it (the retry policy counts those).
+    /// The answer to a resumable driver's latest exchange (tus or S3): the
+    /// task's response when it ends, and its `Retry-After`.
+    var lastAnswer: UploadResponse?
+    var lastRetryAfter: Duration?
+    /// The server's offset when the attempt began, and the resumable
+    /// attempts in a row that did not move it (the retry policy counts those).
     var attemptStartOffset: Int64 = 0
-    var tusStalls = 0
+    var stalledAttempts = 0
     /// An S3 multipart task's driver, kept across attempts: it knows the
     /// UploadId and the parts the server confirmed.
     var s3: S3MultipartStateMachine?

@@ -38,7 +38,7 @@ extension UploadEngine {
         record.attempt = HTTPTransport.Attempt()
         record.s3InFlight = [:]
         record.s3Prepared = [:]
-        record.tusResponse = nil
+        record.lastAnswer = nil
         record.snapshot.note = nil
         record.snapshot.progress.totalBytes = file.size
         record.attemptMachine = UploadAttemptStateMachine(number: number, totalBytes: file.size, request: request)
@@ -154,7 +154,7 @@ extension UploadEngine {
         }
         for exchange in step.sends { sendS3(exchange, id: id, attempt: number) }
         switch step.end {
-        case .done?: finishS3(id, attempt: number, .success(record.tusResponse))
+        case .done?: finishS3(id, attempt: number, .success(record.lastAnswer))
         case .fail(let failure)?: finishS3(id, attempt: number, .failure(failure))
         case nil: break
         }
@@ -290,11 +290,11 @@ extension UploadEngine {
         case .failure(let failure):
             event = .failed(exchange, .transport(failure))
         case .success(let response) where !(200..<300).contains(response.status):
-            record.tusRetryAfter = outcome.retryAfter
+            record.lastRetryAfter = outcome.retryAfter
             event = .failed(exchange, Self.fault(response))
         case .success(let response):
             event = Self.event(for: exchange, response: response, md5: md5)
-            if case .complete = exchange { record.tusResponse = response }
+            if case .complete = exchange { record.lastAnswer = response }
         }
         if case .uploadPart(_, let part, _) = exchange { record.s3InFlight[part] = nil }
         performS3(id, attempt: number, record.s3!.handle(event))

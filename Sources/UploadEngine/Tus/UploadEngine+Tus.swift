@@ -39,7 +39,7 @@ extension UploadEngine {
         record.attempt = HTTPTransport.Attempt()
         record.tusInFlight = [:]
         record.tusPrepared = [:]
-        record.tusResponse = nil
+        record.lastAnswer = nil
         record.attemptStartOffset = record.tus!.offset
         record.snapshot.note = nil
         record.snapshot.progress.totalBytes = file?.size
@@ -97,7 +97,7 @@ extension UploadEngine {
         }
         for send in step.sends { self.send(send, id: id, attempt: number) }
         switch step.end {
-        case .done?: finishTus(id, attempt: number, .success(record.tusResponse))
+        case .done?: finishTus(id, attempt: number, .success(record.lastAnswer))
         case .fail(let failure)?: finishTus(id, attempt: number, .failure(failure))
         case nil: break
         }
@@ -243,8 +243,8 @@ extension UploadEngine {
         let step: TusTransferStateMachine.Step
         switch outcome.result {
         case .success(let response):
-            record.tusResponse = response
-            record.tusRetryAfter = outcome.retryAfter
+            record.lastAnswer = response
+            record.lastRetryAfter = outcome.retryAfter
             step = record.tus!.handle(
                 .answered(lane: lane, status: response.status, headers: response.headers, seconds: seconds))
         case .failure(let failure):
@@ -271,9 +271,9 @@ extension UploadEngine {
         // A failed exchange ends the attempt: the others stop too.
         if case .failure = result { record.attempt?.cancel() }
         record.attempt = nil
-        if offset > record.attemptStartOffset { record.tusStalls = 0 }
+        if offset > record.attemptStartOffset { record.stalledAttempts = 0 }
         record.attemptMachine = UploadAttemptStateMachine(
-            number: record.tusStalls + 1, totalBytes: record.snapshot.progress.totalBytes,
+            number: record.stalledAttempts + 1, totalBytes: record.snapshot.progress.totalBytes,
             request: record.snapshot.request)
         let final: Result<UploadResponse, UploadFailure>
         switch result {
@@ -281,12 +281,12 @@ extension UploadEngine {
         case .success(nil): final = .failure(.protocolError("the upload ended with no answer"))
         case .failure(let failure): final = .failure(failure)
         }
-        if case .failure = final { record.tusStalls += 1 }
+        if case .failure = final { record.stalledAttempts += 1 }
         completed(
             id, attempt: number,
             outcome: HTTPTransport.Outcome(
                 result: final, bytesSent: offset, answeredEarly: false, requestFullySent: true,
-                retryAfter: record.tusRetryAfter))
+                retryAfter: record.lastRetryAfter))
     }
 
     static func digest(_ bytes: UnsafeRawBufferPointer, _ algorithm: TusChecksumAlgorithm) -> String {
