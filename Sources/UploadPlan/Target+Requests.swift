@@ -171,9 +171,9 @@ extension Target {
                 throw .s3(error.message)
             }
             var choice = file
-            choice.contentType = file.contentType ?? MIMETypes.type(forFilename: file.displayName)
+            choice.contentType = s3.contentType ?? file.contentType ?? MIMETypes.type(forFilename: file.displayName)
             return UploadRequest(
-                url: line.url, method: .put, headers: headers, body: choice.rawBody, timeouts: timeouts,
+                url: line.url, method: .put, headers: headers + s3.headers, body: choice.rawBody, timeouts: timeouts,
                 retry: RetryPolicy(maxRetries: retries), success: SuccessRule(), label: file.displayName,
                 transfer: .s3(settings))
         }

@@ -106,10 +106,17 @@ public struct S3TargetOptions: Sendable, Hashable, Codable {
     public var awsProfile: String?
     public var partSize: Int64?
     public var partConcurrency: Int
+    /// `x-amz-storage-class` (STANDARD_IA, GLACIER...).
+    public var storageClass: String?
+    /// `x-amz-acl`, a canned ACL (private, public-read...).
+    public var acl: String?
+    /// The objects' Content-Type; else each file's, from the MIME table.
+    public var contentType: String?
 
     public init(
         endpoint: String? = nil, region: String? = nil, pathStyle: Bool = false, awsProfile: String? = nil,
-        partSize: Int64? = nil, partConcurrency: Int = S3Settings.defaultPartConcurrency
+        partSize: Int64? = nil, partConcurrency: Int = S3Settings.defaultPartConcurrency, storageClass: String? = nil,
+        acl: String? = nil, contentType: String? = nil
     ) {
         self.endpoint = endpoint
         self.region = region
@@ -117,5 +124,15 @@ public struct S3TargetOptions: Sendable, Hashable, Codable {
         self.awsProfile = awsProfile
         self.partSize = partSize
         self.partConcurrency = partConcurrency
+        self.storageClass = storageClass
+        self.acl = acl
+        self.contentType = contentType
+    }
+
+    /// The headers these options stand for.
+    var headers: [HeaderField] {
+        [
+            storageClass.map { HeaderField("x-amz-storage-class", $0) }, acl.map { HeaderField("x-amz-acl", $0) },
+        ].compactMap { $0 }
     }
 }

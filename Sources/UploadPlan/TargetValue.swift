@@ -141,6 +141,32 @@ public enum TargetValue {
         return .fixed(try chunkSize(bytes))
     }
 
+    /// An S3 storage class: upper-case letters, digits and `_` (S3's names,
+    /// e.g. STANDARD_IA, GLACIER_IR; other servers have their own).
+    public static func storageClass(_ text: String) throws(TargetValueError) -> String {
+        let name = trimmed(text[...])
+        guard !name.isEmpty, name.utf8.allSatisfy({ (65...90).contains($0) || (48...57).contains($0) || $0 == 95 })
+        else {
+            throw TargetValueError(
+                "\(quoted(text)) is not a storage class: e.g. STANDARD, STANDARD_IA, INTELLIGENT_TIERING, GLACIER")
+        }
+        return name
+    }
+
+    /// S3's canned ACLs.
+    public static let cannedACLs = [
+        "private", "public-read", "public-read-write", "authenticated-read", "aws-exec-read", "bucket-owner-read",
+        "bucket-owner-full-control",
+    ]
+
+    public static func acl(_ text: String) throws(TargetValueError) -> String {
+        let name = trimmed(text[...]).lowercased()
+        guard cannedACLs.contains(name) else {
+            throw TargetValueError("\(quoted(text)) is not a canned ACL: use \(list(cannedACLs))")
+        }
+        return name
+    }
+
     /// An S3 part size, 5M to 5G (S3's limits).
     public static func partSize(_ text: String) throws(TargetValueError) -> Int64 {
         guard let bytes = bytes(text), (S3PartSize.minimum...S3PartSize.maximum).contains(bytes) else {

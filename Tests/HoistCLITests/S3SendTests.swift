@@ -112,6 +112,30 @@ import Testing
         #expect(try await moto.openUploads("photos") == 0)
     }
 
+    @Test func storageClassACLContentTypeAndMetadataReachTheObject() async throws {
+        let (moto, environment) = try await moto()
+        let file = randomFile("notes.bin", 5000, seed: 6)
+        let result = try await hoist(
+            [
+                "send", "s3://photos/notes.txt", "-T", file.path, "--storage-class", "STANDARD_IA", "--acl",
+                "public-read", "--content-type", "text/plain; charset=utf-8", "-H", "x-amz-meta-batch: 42",
+                "--no-history", "--no-journal",
+            ], environment: environment)
+        #expect(result.status == 0, "\(result.stderr)")
+        let head = try await moto.python(
+            """
+            h = s3.head_object(Bucket="photos", Key="notes.txt")
+            acl = s3.get_object_acl(Bucket="photos", Key="notes.txt")
+            public = any(g["Grantee"].get("URI", "").endswith("AllUsers") and g["Permission"] == "READ" for g in acl["Grants"])
+            print(json.dumps([h.get("StorageClass"), h["ContentType"], h["Metadata"], public]))
+            """)
+        let fields = try JSONSerialization.jsonObject(with: Data(head.utf8)) as! [Any]
+        #expect(fields[0] as? String == "STANDARD_IA")
+        #expect(fields[1] as? String == "text/plain; charset=utf-8")
+        #expect(fields[2] as? [String: String] == ["batch": "42"])
+        #expect(fields[3] as? Bool == true)
+    }
+
     @Test func aWrongSecretExitsOneNamingSignatureDoesNotMatch() async throws {
         let (moto, environment) = try await moto()
         let file = randomFile("x.jpg", 1000, seed: 3)
@@ -138,6 +162,8 @@ import Testing
             (["s3://photos/", "--each", "f=@\(file.path)", "-F", "a=b"], "give metadata as headers"),
             (["s3://photos/", "-T", file.path, "--part-size", "1M"], "is not a part size: give 5M to 5G"),
             (["s3://photos/", "-T", file.path, "--endpoint", "ftp://x"], "--endpoint"),
+            (["s3://photos/", "-T", file.path, "--acl", "everyone"], "is not a canned ACL"),
+            (["s3://photos/", "-T", file.path, "--storage-class", "cold"], "is not a storage class"),
         ]
         for (arguments, message) in cases {
             let result = try await hoist(["send"] + arguments + ["--no-history", "--no-journal"])

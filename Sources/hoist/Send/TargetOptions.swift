@@ -96,15 +96,31 @@ struct S3CommandOptions: ParsableArguments {
         transform: TargetValue.concurrency)
     var partConcurrency: Int?
 
+    @Option(
+        name: .customLong("storage-class"),
+        help: ArgumentHelp("x-amz-storage-class of the objects, e.g. STANDARD_IA or GLACIER.", valueName: "class"),
+        transform: TargetValue.storageClass)
+    var storageClass: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "A canned ACL for the objects: private, public-read, bucket-owner-full-control...", valueName: "acl"),
+        transform: TargetValue.acl)
+    var acl: String?
+
+    @Option(
+        name: .customLong("content-type"),
+        help: ArgumentHelp("The objects' Content-Type (default: from each file's extension).", valueName: "type"))
+    var contentType: String?
+
     /// `nil` when no S3 option was given.
     var options: S3TargetOptions? {
-        guard
-            endpoint != nil || region != nil || pathStyle || awsProfile != nil || partSize != nil
-                || partConcurrency != nil
-        else { return nil }
+        let given: [Any?] = [endpoint, region, awsProfile, partSize, partConcurrency, storageClass, acl, contentType]
+        guard pathStyle || given.contains(where: { $0 != nil }) else { return nil }
         return S3TargetOptions(
             endpoint: endpoint, region: region, pathStyle: pathStyle, awsProfile: awsProfile, partSize: partSize,
-            partConcurrency: partConcurrency ?? S3Settings.defaultPartConcurrency)
+            partConcurrency: partConcurrency ?? S3Settings.defaultPartConcurrency, storageClass: storageClass,
+            acl: acl, contentType: contentType)
     }
 }
 
