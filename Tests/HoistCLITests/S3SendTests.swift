@@ -136,6 +136,48 @@ import Testing
         #expect(fields[3] as? Bool == true)
     }
 
+    @Test func aProfileNamesTheBucketPrefixEndpointAndOptions() async throws {
+        let (moto, environment) = try await moto()
+        let config = TemporaryDirectory()
+        _ = config.directory("hoist")
+        config.file(
+            "hoist/profiles.toml",
+            text: """
+                [backups]
+                transfer = "s3"
+                bucket = "photos"
+                prefix = "nightly"
+                endpoint = "${MOTO}"
+                part_size = "5M"
+                storage_class = "STANDARD_IA"
+
+                [bad]
+                url = "https://example.com/upload"
+                bucket = "photos"
+
+                [incomplete]
+                transfer = "s3"
+                region = "eu-west-1"
+                """)
+        var env = environment
+        env["XDG_CONFIG_HOME"] = config.path
+        env["AWS_ENDPOINT_URL"] = nil
+        env["MOTO"] = moto.endpoint
+        let file = randomFile("tape.bin", 11 << 20, seed: 7)
+        let sent = try await hoist(
+            ["send", "--profile", "backups", "-T", file.path, "--no-history", "--no-journal"], environment: env)
+        #expect(sent.status == 0, "\(sent.stderr)")
+        let stored = try await moto.object("photos", "nightly/tape.bin")
+        #expect(stored.sha256 == file.sha)
+        #expect(stored.etag.hasSuffix("-3\""))  // 5 MiB parts, from the profile
+        let bad = try await hoist(["send", "--profile", "bad", "-T", file.path], environment: env)
+        #expect(bad.status == 2)
+        #expect(bad.stderr.contains("bucket: goes with transfer = \"s3\""), "\(bad.stderr)")
+        let incomplete = try await hoist(["send", "--profile", "incomplete", "-T", file.path], environment: env)
+        #expect(incomplete.status == 2)
+        #expect(incomplete.stderr.contains("needs bucket"), "\(incomplete.stderr)")
+    }
+
     @Test func aWrongSecretExitsOneNamingSignatureDoesNotMatch() async throws {
         let (moto, environment) = try await moto()
         let file = randomFile("x.jpg", 1000, seed: 3)

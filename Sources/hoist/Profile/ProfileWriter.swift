@@ -79,6 +79,18 @@ extension Profile {
         if target.transfer != .single { add("transfer", quote(target.transfer.rawValue)) }
         if case .fixed(let bytes) = target.chunkSize { add("chunk_size", String(bytes)) }
         if target.parallelParts != 1 { add("parallel_parts", String(target.parallelParts)) }
+        if target.isS3 {
+            let s3 = target.s3
+            if let endpoint = s3.endpoint { add("endpoint", quote(literal: endpoint)) }
+            if let region = s3.region { add("region", quote(literal: region)) }
+            if let profile = s3.awsProfile { add("aws_profile", quote(literal: profile)) }
+            if let size = s3.partSize { add("part_size", String(size)) }
+            if s3.partConcurrency != S3Settings.defaultPartConcurrency {
+                add("part_concurrency", String(s3.partConcurrency))
+            }
+            if let storageClass = s3.storageClass { add("storage_class", quote(literal: storageClass)) }
+            if let acl = s3.acl { add("acl", quote(literal: acl)) }
+        }
         let defaults = Timeouts()
         if let total = target.timeouts.total { add("timeout", TargetValue.text(seconds: total)) }
         if target.timeouts.connect != defaults.connect {

@@ -37,6 +37,16 @@ struct RawProfile: Decodable, Sendable {
     /// `"8M"` or a number of bytes.
     var chunkSize: String?
     var parallelParts: Int?
+    /// S3: `transfer = "s3"` with `bucket` (and `prefix`), or an `s3://` url.
+    var bucket: String?
+    var prefix: String?
+    var endpoint: String?
+    var region: String?
+    var awsProfile: String?
+    var partSize: String?
+    var partConcurrency: Int?
+    var storageClass: String?
+    var acl: String?
     var fields: [Pair]?
     var headers: [Pair]?
 
@@ -47,6 +57,12 @@ struct RawProfile: Decodable, Sendable {
         case transfer
         case chunkSize = "chunk_size"
         case parallelParts = "parallel_parts"
+        case bucket, prefix, endpoint, region
+        case awsProfile = "aws_profile"
+        case partSize = "part_size"
+        case partConcurrency = "part_concurrency"
+        case storageClass = "storage_class"
+        case acl
         case fields, headers
     }
 
@@ -71,6 +87,19 @@ struct RawProfile: Decodable, Sendable {
             chunkSize = try container.decodeIfPresent(String.self, forKey: .chunkSize)
         }
         parallelParts = try container.decodeIfPresent(Int.self, forKey: .parallelParts)
+        bucket = try container.decodeIfPresent(String.self, forKey: .bucket)
+        prefix = try container.decodeIfPresent(String.self, forKey: .prefix)
+        endpoint = try container.decodeIfPresent(String.self, forKey: .endpoint)
+        region = try container.decodeIfPresent(String.self, forKey: .region)
+        awsProfile = try container.decodeIfPresent(String.self, forKey: .awsProfile)
+        if let bytes = try? container.decodeIfPresent(Int.self, forKey: .partSize) {
+            partSize = String(bytes)
+        } else {
+            partSize = try container.decodeIfPresent(String.self, forKey: .partSize)
+        }
+        partConcurrency = try container.decodeIfPresent(Int.self, forKey: .partConcurrency)
+        storageClass = try container.decodeIfPresent(String.self, forKey: .storageClass)
+        acl = try container.decodeIfPresent(String.self, forKey: .acl)
         fields = try container.decodeIfPresent([Pair].self, forKey: .fields)
         headers = try container.decodeIfPresent([Pair].self, forKey: .headers)
     }
