@@ -1,0 +1,29 @@
+import Foundation
+import TestSupport
+import Testing
+import UploadEngine
+import UploadPlan
+
+@testable import hoist
+
+/// A profile saved from the UI (`S`) keeps an S3 target's options: written
+/// by `ProfileWriter`, read back by `Profile.load` as the same target.
+@Suite struct S3ProfileWriterTests {
+    @Test func anS3TargetSurvivesASaveAndALoad() throws {
+        let options = S3TargetOptions(
+            endpoint: "http://127.0.0.1:9000", region: "eu-central-1", pathStyle: false, awsProfile: "work",
+            partSize: 16 << 20, partConcurrency: 6, storageClass: "STANDARD_IA", acl: "private")
+        let target = Target(url: "s3://my-bucket/nightly/", s3: options)
+        let text = Profile.table(name: "backups", target: target, entries: [], origin: nil)
+        #expect(text.contains("s3://my-bucket/nightly/"), "\(text)")
+        let directory = TemporaryDirectory()
+        let path = directory.file("profiles.toml", text: text)
+        let loaded = try Profile.load("backups", from: path, environment: [:])
+        #expect(loaded.settings.url == "s3://my-bucket/nightly/")
+        #expect(loaded.settings.s3 == options)
+        // A target with no S3 URL writes none of the S3 keys.
+        let plain = Profile.table(
+            name: "p", target: Target(url: "https://example.com/upload", s3: options), entries: [], origin: nil)
+        #expect(!plain.contains("endpoint"))
+    }
+}
