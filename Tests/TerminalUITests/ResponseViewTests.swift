@@ -619,3 +619,26 @@ enum ResponseViewFixtures {
             ])
     }
 }
+
+/// An S3 multipart upload in the Response pane: where it stands, and each
+/// part the server confirmed, by number, size and ETag.
+@Suite struct ResponseViewS3PartsTests {
+    @Test func confirmedPartsAreListedWithWhatIsLeft() {
+        let mib: Int64 = 1 << 20
+        var task = ResponseViewFixtures.pending(.sending)
+        task.progress = UploadProgress(bytesSent: 16 * mib, totalBytes: 83 * mib)
+        task.checkpoint = .s3(
+            S3Checkpoint(
+                uploadID: "2~UpLoAd", partSize: 8 * mib, length: 83 * mib,
+                parts: [
+                    S3Part(number: 1, etag: "\"0cc175b9c0f1b6a831c399e269772661\"", size: 8 * mib),
+                    S3Part(number: 10, etag: "\"92eb5ffee6ae2fec3ad71c777531578f\"", size: 3 * mib),
+                ], file: nil))
+        let rows = ResponseViewFixtures.text(ResponseViewFixtures.render(task, width: 70, height: 10))
+        #expect(rows.contains { $0.contains("S3 multipart upload 2~UpLoAd, 2 of 11 parts") }, "\(rows)")
+        #expect(rows.contains { $0.contains("the server holds 11.0 MiB of 83.0 MiB") }, "\(rows)")
+        #expect(rows.contains { $0.contains("part  1  8.00 MiB  \"0cc175b9c0f1b6a831c399e269772661\"") }, "\(rows)")
+        #expect(rows.contains { $0.contains("part 10  3.00 MiB  \"92eb5ffee6ae2fec3ad71c777531578f\"") }, "\(rows)")
+        #expect(rows.contains { $0.contains("9 parts to go") }, "\(rows)")
+    }
+}

@@ -93,9 +93,27 @@ public struct ResponseDocument: Sendable {
             let held = Format.bytes(checkpoint.offset) + " of " + Format.bytes(task.progress.totalBytes ?? 0)
             lines.append(note(ResponseText.displayable(checkpoint.summary)))
             lines.append(note("the server holds " + held))
+            if case .s3(let upload) = checkpoint { lines += partLines(upload) }
         }
         if let from = task.resumedFrom { lines.append(note("resumed at " + Format.bytes(from) + ", not from 0")) }
         if let text = task.note { lines.append(Line(spans: [Span(ResponseText.displayable(text), Style.fg(.yellow))])) }
+        return lines
+    }
+
+    /// An S3 multipart upload's parts: number, size and ETag of each the
+    /// server confirmed, then how many are still to go.
+    static func partLines(_ upload: S3Checkpoint) -> [Line] {
+        let width = String(upload.partCount).count
+        var lines = upload.parts.map { part in
+            let number = String(repeating: " ", count: width - String(part.number).count) + String(part.number)
+            return Line(spans: [
+                Span("  part \(number)  ", Style.plain.dimmed),
+                Span(Format.bytes(part.size).padding(toLength: 10, withPad: " ", startingAt: 0), Style.plain),
+                Span(ResponseText.displayable(part.etag), Style.fg(.green)),
+            ])
+        }
+        let left = upload.partCount - upload.parts.count
+        if left > 0 { lines.append(note("  \(left) part\(left == 1 ? "" : "s") to go")) }
         return lines
     }
 
