@@ -60,7 +60,7 @@ struct OneTargetModelTests {
         _ = model.update(.key(.character("t")))
         for label in [
             "URL", "Method", "Body", "Transfer", "Chunk", "Expect", "Message", "Retries", "Field", "Timeout", "Connect",
-            "Idle",
+            "Idle", "Endpoint", "Region", "Keys",
         ] {
             if let text = rows[label] {
                 _ = model.update(.key(.control("u")))
@@ -118,6 +118,52 @@ struct OneTargetModelTests {
             expected.first?.timeouts == Timeouts(connect: .milliseconds(2500), idle: .seconds(7), total: .seconds(120)))
         #expect(try normalized(fromFlags.requests) == expected)
         #expect(try normalized(fromUI) == expected)
+    }
+
+    @Test func anS3TargetThreeWaysGivesEqualRequests() throws {
+        let directory = TemporaryDirectory()
+        let file = directory.path + "/nightly.tar"
+        try Data("tar".utf8).write(to: URL(fileURLWithPath: file))
+        let loaded = try profile(
+            """
+            [backups]
+            transfer = "s3"
+            bucket = "my-bucket"
+            prefix = "db"
+            endpoint = "http://127.0.0.1:9000"
+            region = "eu-central-1"
+            aws_profile = "work"
+            """, in: directory)
+        let fromProfile = try SendPlan(command: SendCommand.parse(["-T", file]), profile: loaded)
+        let fromFlags = try SendPlan(
+            command: SendCommand.parse([
+                "s3://my-bucket/db/", "-T", file, "--endpoint", "http://127.0.0.1:9000", "--region", "eu-central-1",
+                "--aws-profile", "work",
+            ]))
+        var model = AppModel(size: Size(width: 120, height: 40), target: Target(), startDirectory: directory.path)
+        editTarget(
+            [
+                "URL": "s3://my-bucket/db/", "Endpoint": "http://127.0.0.1:9000", "Region": "eu-central-1",
+                "Keys": "work",
+            ], in: &model)
+        #expect(model.overlay == nil, "the dialog took every value")
+        _ = model.update(.staged([StagedFile(path: file, size: 3, fieldName: "file")], problems: []))
+        guard case .upload(let fromUI) = model.update(.key(.character("u"))).first else {
+            Issue.record("u uploads: \(String(describing: model.notice))")
+            return
+        }
+        let expected = fromProfile.requests
+        #expect(expected.count == 1)
+        guard case .s3(let settings)? = expected.first?.transfer else {
+            Issue.record("not an S3 request: \(expected)")
+            return
+        }
+        #expect(settings.location == S3Location(bucket: "my-bucket", key: "db/nightly.tar"))
+        #expect(settings.endpoint == S3Endpoint(url: "http://127.0.0.1:9000", region: "eu-central-1"))
+        #expect(settings.profile == "work")
+        #expect(expected.first?.url == "http://127.0.0.1:9000/my-bucket/db/nightly.tar")
+        #expect(fromFlags.requests == expected)
+        #expect(fromUI == expected)
     }
 
     @Test func theCommandLineWinsOverTheProfileValueByValue() throws {

@@ -42,6 +42,13 @@ enum TargetForm {
                 .init(
                     "Idle", text: TargetValue.text(seconds: target.timeouts.idle),
                     hint: "seconds with no bytes moving; empty: \(TargetValue.text(seconds: defaults.idle))"),
+                .init(
+                    "Endpoint", text: target.s3.endpoint ?? "",
+                    hint: "s3:// URLs: an S3-compatible server (MinIO, R2...); empty: AWS"),
+                .init("Region", text: target.s3.region ?? "", hint: "s3:// URLs; empty: as the AWS CLI finds it"),
+                .init(
+                    "Keys", text: target.s3.awsProfile ?? "",
+                    hint: "s3:// URLs: a profile of ~/.aws/credentials; empty: the environment"),
             ])
     }
 
@@ -83,6 +90,9 @@ enum TargetForm {
                 connect: try optional("Connect", TargetValue.seconds) ?? defaults.connect,
                 idle: try optional("Idle", TargetValue.seconds) ?? defaults.idle,
                 total: try optional("Timeout", TargetValue.seconds))
+            target.s3.endpoint = try optional("Endpoint", TargetValue.url)
+            target.s3.region = try optional("Region") { $0 }
+            target.s3.awsProfile = try optional("Keys") { $0 }
             return .success(target)
         } catch {
             return .failure(error)
