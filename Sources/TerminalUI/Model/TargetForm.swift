@@ -48,7 +48,7 @@ enum TargetForm {
                 .init("Region", text: target.s3.region ?? "", hint: "s3:// URLs; empty: as the AWS CLI finds it"),
                 .init(
                     "Keys", text: target.s3.awsProfile ?? "",
-                    hint: "s3:// URLs: a profile of ~/.aws/credentials; empty: the environment"),
+                    hint: "s3:// URLs: an AWS profile of ~/.aws; empty: the environment"),
             ])
     }
 
