@@ -121,7 +121,9 @@ import Testing
                 })
             #expect(printed.count > 0)
             #expect(Set(tasks.map(\.request.displayName)).isDisjoint(with: printed))
-            #expect(tasks.count == 100 - printed.count)
+            // A task whose end was on disk but whose line the kill stopped is
+            // in neither: finished, not to be sent again, just not printed.
+            #expect(tasks.count <= 100 - printed.count)
             #expect(tasks.count >= 100 - answered)
 
             // The notice names the process; the Response pane's note alone also says "R resumes".
