@@ -72,7 +72,7 @@ public struct Target: Sendable, Hashable, Codable {
 
     /// An `s3://BUCKET/KEY` URL: each file is an object in S3-compatible
     /// storage, whatever the transfer kind and body say.
-    public var isS3: Bool { url.lowercased().hasPrefix("s3://") }
+    public var isS3: Bool { S3Location.isS3URL(url) }
 
     public var successRule: SuccessRule { SuccessRule(expectations: expectations, messagePath: messagePath) }
 

@@ -17,7 +17,7 @@ public enum TargetValue {
 
     /// An http or https URL the transport can send to.
     public static func url(_ text: String) throws(TargetValueError) -> String {
-        if text.lowercased().hasPrefix("s3://") {
+        if S3Location.isS3URL(text) {
             do { _ = try S3Location.parse(text) } catch { throw TargetValueError(error.message) }
             return text
         }

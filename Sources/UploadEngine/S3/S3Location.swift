@@ -18,9 +18,14 @@ public struct S3Location: Sendable, Hashable, Codable {
         self.key = key
     }
 
+    /// Whether `url` is `s3://…`, in any case.
+    public static func isS3URL(_ url: String) -> Bool {
+        url.lowercased().hasPrefix("s3://")
+    }
+
     /// `s3://bucket/photos/a.jpg`, `s3://bucket/photos/` or `s3://bucket`.
     public static func parse(_ url: String) throws(S3ConfigurationError) -> S3Location {
-        guard url.lowercased().hasPrefix("s3://") else {
+        guard isS3URL(url) else {
             throw S3ConfigurationError("\(url) is not an S3 URL: write s3://BUCKET/KEY")
         }
         let rest = url.dropFirst(5)

@@ -191,7 +191,7 @@ public struct SigV4: Sendable {
 
     func stringToSign(_ canonicalRequest: String, stamp: String) -> String {
         let hash = SHA256.hash(data: Data(canonicalRequest.utf8))
-        return ["AWS4-HMAC-SHA256", stamp, scope(stamp), Self.hex(hash)].joined(separator: "\n")
+        return ["AWS4-HMAC-SHA256", stamp, scope(stamp), Hex.lowercase(hash)].joined(separator: "\n")
     }
 
     func signature(of canonicalRequest: String, stamp: String) -> String {
@@ -201,7 +201,7 @@ public struct SigV4: Sendable {
         }
         let code = HMAC<SHA256>.authenticationCode(
             for: Data(stringToSign(canonicalRequest, stamp: stamp).utf8), using: key)
-        return Self.hex(code)
+        return Hex.lowercase(code)
     }
 
     /// `20261125T210000Z`.
@@ -212,16 +212,6 @@ public struct SigV4: Sendable {
         return String(
             format: "%04d%02d%02dT%02d%02d%02dZ", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1, Int(parts.tm_mday),
             Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec))
-    }
-
-    static func hex<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        for byte in bytes {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 15)])
-        }
-        return String(decoding: text, as: UTF8.self)
     }
 
     /// RFC 3986 percent-encoding as S3 wants it: letters, digits and `-._~`

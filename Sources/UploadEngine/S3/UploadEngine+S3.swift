@@ -18,7 +18,7 @@ extension UploadEngine {
     func startS3(_ id: TaskID, attempt number: Int) {
         guard let record = records[id] else { return }
         let request = record.snapshot.request
-        guard case .s3(let settings) = request.transfer, case .rawFile(let path, let contentType) = request.body else {
+        guard case .s3(let settings) = request.transfer, case .rawFile(let path, _) = request.body else {
             return finishS3(id, attempt: number, .failure(.other("an S3 upload sends one file as its body")))
         }
         let credentials: AWSCredentials
@@ -35,17 +35,15 @@ extension UploadEngine {
             return finishS3(id, attempt: number, .failure(.input(error)))
         }
         record.s3Signer = SigV4(credentials: credentials, region: settings.endpoint.region)
-        record.attempt = HTTPTransport.Attempt()
         record.s3InFlight = [:]
         record.s3Prepared = [:]
-        record.lastAnswer = nil
-        record.snapshot.note = nil
-        record.snapshot.progress.totalBytes = file.size
-        record.attemptMachine = UploadAttemptStateMachine(number: number, totalBytes: file.size, request: request)
         var saved: S3Checkpoint?
         if case .s3(let checkpoint)? = record.snapshot.checkpoint { saved = checkpoint }
         if record.s3 == nil, saved == nil, file.size < settings.multipartThreshold {
-            return putObject(id, attempt: number, path: path, file: file, contentType: contentType)
+            beginResumable(record, attempt: number, totalBytes: file.size, offset: 0)
+            return putObject(
+                id, attempt: number,
+                region: FileRegion(path: path, field: "s3", offset: 0, length: file.size, snapshot: file))
         }
         if record.s3 == nil {
             let partSize: Int64
@@ -57,9 +55,7 @@ extension UploadEngine {
             record.s3 = S3MultipartStateMachine(
                 path: path, partSize: partSize, concurrency: settings.partConcurrency, checkpoint: saved)
         }
-        record.attemptStartOffset = record.s3!.offset
-        record.snapshot.progress.bytesSent = record.s3!.offset
-        record.meter.rebase(bytes: record.s3!.offset, at: .now)
+        beginResumable(record, attempt: number, totalBytes: file.size, offset: record.s3!.offset)
         performS3(id, attempt: number, record.s3!.handle(.start(file: file)))
     }
 
@@ -73,49 +69,71 @@ extension UploadEngine {
         record.snapshot.checkpoint = nil
         guard let (line, headers, body) = try? s3Request(exchange, settings: settings, request: record.snapshot.request)
         else { return }
-        _ = transport.exchange(
+        _ = sendSigned(
+            line, headers: headers, body: body, request: record.snapshot.request, signer: signer,
+            callbacks: .init(progress: { _ in }, bodySent: { _ in }, responseStarted: { _ in }, completed: { _ in }))
+    }
+
+    /// One exchange, signed now (a retry's date is its own).
+    private func sendSigned(
+        _ line: S3RequestLine, headers: [HeaderField], body: RequestBody?, request: UploadRequest, signer: SigV4,
+        callbacks: HTTPTransport.Callbacks
+    ) -> HTTPTransport.Attempt {
+        transport.exchange(
             method: line.method, url: line.url,
             headers: signer.sign(line, headers: headers, payloadHash: SigV4.unsignedPayload, at: Date()), body: body,
-            timeouts: record.snapshot.request.timeouts,
-            callbacks: .init(progress: { _ in }, bodySent: { _ in }, responseStarted: { _ in }, completed: { _ in }))
+            timeouts: request.timeouts, callbacks: callbacks)
+    }
+
+    /// Runs `send` on `queue` with the region's `Content-MD5` once it is
+    /// hashed, while the attempt is still the task's; a file that cannot be
+    /// read ends the attempt.
+    private func withMD5(
+        _ digest: PreparedDigest, _ id: TaskID, attempt number: Int,
+        _ send: @escaping @Sendable (_ md5: String, _ parent: HTTPTransport.Attempt) -> Void
+    ) {
+        digest.whenReady { result in
+            self.queue.async {
+                guard self.isCurrent(id, attempt: number), let parent = self.records[id]?.attempt else { return }
+                switch result {
+                case .success(let md5): send(md5, parent)
+                case .failure(let failure): self.finishS3(id, attempt: number, .failure(failure))
+                }
+            }
+        }
+    }
+
+    /// The request's headers with the object's `Content-Type` (the file's,
+    /// else `application/octet-stream`): for PutObject and CreateMultipartUpload.
+    private static func objectHeaders(_ request: UploadRequest) -> [HeaderField] {
+        var type = "application/octet-stream"
+        if case .rawFile(_, let given?) = request.body { type = given }
+        return request.headers.filter { $0.name.lowercased() != "content-type" } + [HeaderField("Content-Type", type)]
     }
 
     // MARK: - PutObject
 
-    private func putObject(_ id: TaskID, attempt number: Int, path: String, file: FileSnapshot, contentType: String?) {
+    private func putObject(_ id: TaskID, attempt number: Int, region: FileRegion) {
         guard let record = records[id], let signer = record.s3Signer,
             case .s3(let settings) = record.snapshot.request.transfer
         else { return }
         let request = record.snapshot.request
-        let region = FileRegion(path: path, field: "s3", offset: 0, length: file.size, snapshot: file)
-        PreparedDigest(region, algorithm: .md5).whenReady { digest in
-            self.queue.async {
-                guard self.isCurrent(id, attempt: number), let parent = self.records[id]?.attempt else { return }
-                let md5: String
-                switch digest {
-                case .success(let value): md5 = value
-                case .failure(let failure): return self.finishS3(id, attempt: number, .failure(failure))
-                }
-                let line: S3RequestLine
-                do throws(S3ConfigurationError) {
-                    line = try settings.endpoint.line("PUT", settings.location)
-                } catch {
-                    return self.finishS3(id, attempt: number, .failure(.protocolError(error.message)))
-                }
-                var headers = request.headers.filter { $0.name.lowercased() != "content-type" }
-                headers.append(HeaderField("Content-Type", contentType ?? "application/octet-stream"))
-                headers.append(HeaderField("Content-MD5", md5))
-                let body = RequestBody(
-                    contentType: contentType ?? "application/octet-stream", segments: [.file(region)])
-                parent.adopt(
-                    self.transport.exchange(
-                        method: "PUT", url: line.url,
-                        headers: signer.sign(line, headers: headers, payloadHash: SigV4.unsignedPayload, at: Date()),
-                        body: body, timeouts: request.timeouts,
-                        callbacks: self.s3Callbacks(id, attempt: number, part: 1) { outcome in
-                            self.putAnswered(id, attempt: number, md5: md5, outcome: outcome)
-                        }))
-            }
+        let line: S3RequestLine
+        do throws(S3ConfigurationError) {
+            line = try settings.endpoint.line("PUT", settings.location)
+        } catch {
+            return finishS3(id, attempt: number, .failure(.protocolError(error.message)))
+        }
+        let headers = Self.objectHeaders(request)
+        withMD5(PreparedDigest(region, algorithm: .md5), id, attempt: number) { md5, parent in
+            parent.adopt(
+                self.sendSigned(
+                    line, headers: headers + [HeaderField("Content-MD5", md5)],
+                    body: RequestBody(contentType: "application/octet-stream", segments: [.file(region)]),
+                    request: request, signer: signer,
+                    callbacks: self.s3Callbacks(id, attempt: number, part: 1) { outcome in
+                        self.putAnswered(id, attempt: number, md5: md5, outcome: outcome)
+                    }))
         }
     }
 
@@ -139,18 +157,15 @@ extension UploadEngine {
 
     private func performS3(_ id: TaskID, attempt number: Int, _ step: S3MultipartStateMachine.Step) {
         guard isCurrent(id, attempt: number), let record = records[id], let machine = record.s3 else { return }
-        if let note = step.note {
-            record.snapshot.note = note
-            emit(.stateChanged(record.snapshot))
-        }
-        if record.snapshot.resumedFrom != machine.resumedFrom {
-            record.snapshot.resumedFrom = machine.resumedFrom
-            emit(.stateChanged(record.snapshot))
-        }
+        let changed = step.note != nil || record.snapshot.resumedFrom != machine.resumedFrom
+        record.snapshot.note = step.note ?? record.snapshot.note
+        record.snapshot.resumedFrom = machine.resumedFrom
         if let checkpoint = step.checkpoint {
             record.snapshot.checkpoint = .s3(checkpoint)
-            updateProgress(record, sent: machine.offset + record.s3InFlight.values.reduce(0, +))
+            updateProgress(record, sent: Self.s3Sent(record))
             emit(.checkpoint(record.snapshot))
+        } else if changed {
+            emit(.stateChanged(record.snapshot))
         }
         for exchange in step.sends { sendS3(exchange, id: id, attempt: number) }
         switch step.end {
@@ -173,48 +188,38 @@ extension UploadEngine {
         } catch {
             return finishS3(id, attempt: number, .failure(.protocolError(error.message)))
         }
-        guard case .uploadPart(let uploadID, let part, let range) = exchange else {
+        guard case .uploadPart(_, let part, let range) = exchange else {
             parent.adopt(
-                transport.exchange(
-                    method: line.method, url: line.url,
-                    headers: signer.sign(line, headers: headers, payloadHash: SigV4.unsignedPayload, at: Date()),
-                    body: body, timeouts: request.timeouts,
+                sendSigned(
+                    line, headers: headers, body: body, request: request, signer: signer,
                     callbacks: s3Callbacks(id, attempt: number, part: nil) { outcome in
                         self.s3Answered(id, attempt: number, exchange, outcome: outcome, md5: nil)
                     }))
             return
         }
         // The part's MD5 goes in a header, before the body: hashed on a
-        // thread of its own, and the next part's meanwhile.
-        guard let file = machine.upload?.file else {
+        // thread of its own, and the next parts' meanwhile.
+        guard let region = Self.partRegion(machine, range) else {
             return finishS3(id, attempt: number, .failure(.other("s3: a part to send with no file snapshot")))
         }
-        let region = FileRegion(
-            path: machine.path, field: "s3", offset: range.lowerBound, length: Int64(range.count), snapshot: file)
-        let digest = record.s3Prepared.removeValue(forKey: part) ?? PreparedDigest(region, algorithm: .md5)
-        digest.whenReady { result in
-            self.queue.async {
-                guard self.isCurrent(id, attempt: number), let parent = self.records[id]?.attempt else { return }
-                let md5: String
-                switch result {
-                case .success(let value): md5 = value
-                case .failure(let failure): return self.finishS3(id, attempt: number, .failure(failure))
-                }
-                parent.adopt(
-                    self.transport.exchange(
-                        method: line.method, url: line.url,
-                        headers: signer.sign(
-                            line, headers: headers + [HeaderField("Content-MD5", md5)],
-                            payloadHash: SigV4.unsignedPayload, at: Date()),
-                        body: RequestBody(contentType: "application/octet-stream", segments: [.file(region)]),
-                        timeouts: request.timeouts,
-                        callbacks: self.s3Callbacks(id, attempt: number, part: part) { outcome in
-                            self.s3Answered(
-                                id, attempt: number, .uploadPart(uploadID: uploadID, number: part, range: range),
-                                outcome: outcome, md5: md5)
-                        }))
-            }
+        let digest = PreparedDigest.reuse(record.s3Prepared.removeValue(forKey: part), for: region, algorithm: .md5)
+        withMD5(digest, id, attempt: number) { md5, parent in
+            parent.adopt(
+                self.sendSigned(
+                    line, headers: headers + [HeaderField("Content-MD5", md5)],
+                    body: RequestBody(contentType: "application/octet-stream", segments: [.file(region)]),
+                    request: request, signer: signer,
+                    callbacks: self.s3Callbacks(id, attempt: number, part: part) { outcome in
+                        self.s3Answered(id, attempt: number, exchange, outcome: outcome, md5: md5)
+                    }))
         }
+    }
+
+    /// The bytes of a part, in the file as it was when the upload began.
+    private static func partRegion(_ machine: S3MultipartStateMachine, _ range: Range<Int64>) -> FileRegion? {
+        guard let file = machine.upload?.file else { return nil }
+        return FileRegion(
+            path: machine.path, field: "s3", offset: range.lowerBound, length: Int64(range.count), snapshot: file)
     }
 
     /// The request line, headers (unsigned yet) and body of an exchange.
@@ -224,11 +229,9 @@ extension UploadEngine {
         let object = settings.location
         switch exchange {
         case .create:
-            var headers = request.headers.filter { $0.name.lowercased() != "content-type" }
-            if case .rawFile(_, let type) = request.body {
-                headers.append(HeaderField("Content-Type", type ?? "application/octet-stream"))
-            }
-            return (try settings.endpoint.line("POST", object, query: [("uploads", nil)]), headers, nil)
+            return (
+                try settings.endpoint.line("POST", object, query: [("uploads", nil)]), Self.objectHeaders(request), nil
+            )
         case .uploadPart(let uploadID, let number, _):
             return (
                 try settings.endpoint.line(
@@ -273,10 +276,15 @@ extension UploadEngine {
             completed: { outcome in self.queue.async { completed(outcome) } })
     }
 
+    /// Bytes the server confirmed, and those of the parts under way.
+    private static func s3Sent(_ record: TaskRecord) -> Int64 {
+        (record.s3?.offset ?? 0) + record.s3InFlight.values.reduce(0, +)
+    }
+
     private func s3Progress(_ id: TaskID, attempt number: Int, part: Int, bytes: Int64) {
         guard isCurrent(id, attempt: number), let record = records[id] else { return }
         record.s3InFlight[part] = bytes
-        updateProgress(record, sent: (record.s3?.offset ?? 0) + record.s3InFlight.values.reduce(0, +))
+        updateProgress(record, sent: Self.s3Sent(record))
         emit(.progress(record.snapshot))
     }
 
@@ -304,17 +312,13 @@ extension UploadEngine {
 
     /// MD5s of the parts the machine will ask for next, computed ahead.
     private func prepareS3Digests(_ id: TaskID) {
-        guard let record = records[id], let machine = record.s3, let upload = machine.upload, let file = upload.file
-        else { return }
+        guard let record = records[id], let machine = record.s3, let upload = machine.upload else { return }
         let done = Set(upload.parts.map(\.number)).union(record.s3InFlight.keys)
         for number in 1...upload.partCount where !done.contains(number) && record.s3Prepared[number] == nil {
-            guard record.s3Prepared.count < machine.concurrency else { break }
-            let range = upload.range(ofPart: number)
-            record.s3Prepared[number] = PreparedDigest(
-                FileRegion(
-                    path: machine.path, field: "s3", offset: range.lowerBound, length: Int64(range.count),
-                    snapshot: file),
-                algorithm: .md5)
+            guard record.s3Prepared.count < machine.concurrency,
+                let region = Self.partRegion(machine, upload.range(ofPart: number))
+            else { break }
+            record.s3Prepared[number] = PreparedDigest(region, algorithm: .md5)
         }
     }
 
@@ -370,7 +374,7 @@ extension UploadEngine {
         guard let etag = response.headers.value(of: "ETag")?.trimmingCharacters(in: CharacterSet(charactersIn: "\" ")),
             etag.count == 32, etag.allSatisfy(\.isHexDigit), let sent = Data(base64Encoded: base64)
         else { return nil }
-        let expected = SigV4.hex(sent)
+        let expected = Hex.lowercase(sent)
         guard etag.lowercased() != expected else { return nil }
         let what = part.map { "part \($0)" } ?? "the object"
         return "the server's ETag for \(what) (\(etag)) is not the MD5 of the bytes sent (\(expected))"

@@ -42,6 +42,19 @@ final class PreparedDigest: Sendable {
         thread.start()
     }
 
+    /// `prepared` when it is the digest of `region` with `algorithm` (what
+    /// was hashed ahead is what is sent), else a new one.
+    static func reuse(_ prepared: PreparedDigest?, for region: FormData.FileRegion, algorithm: TusChecksumAlgorithm)
+        -> PreparedDigest
+    {
+        if let prepared, prepared.range == region.offset..<region.offset + region.length,
+            prepared.algorithm == algorithm
+        {
+            return prepared
+        }
+        return PreparedDigest(region, algorithm: algorithm)
+    }
+
     func whenReady(_ body: @escaping @Sendable (Result<String, UploadFailure>) -> Void) {
         group.notify(queue: .global()) { [result] in body(result.withLockedValue { $0! }) }
     }

@@ -92,13 +92,13 @@ struct TusTransferStateMachine: Sendable {
         single?.upload?.file ?? parts.lazy.compactMap { $0.upload?.file }.first
     }
 
-    /// Bytes the server holds, over every part.
     /// The lane's chunk after `chunk`, to hash while `chunk` is on the wire.
     func chunk(following chunk: Range<Int64>, lane: Int) -> Range<Int64>? {
         if let single { return single.chunk(following: chunk) }
         return parts.indices.contains(lane) ? parts[lane].chunk(following: chunk) : nil
     }
 
+    /// Bytes the server holds, over every part.
     var offset: Int64 { single?.offset ?? parts.reduce(0) { $0 + $1.offset } }
 
     /// Where the attempt went on from, when not from 0.

@@ -35,19 +35,9 @@ extension UploadEngine {
         default:
             return finishTus(id, attempt: number, .failure(.other("a tus upload sends one file as its body")))
         }
-        // One attempt of many exchanges: cancelling it cancels each.
-        record.attempt = HTTPTransport.Attempt()
         record.tusInFlight = [:]
         record.tusPrepared = [:]
-        record.lastAnswer = nil
-        record.attemptStartOffset = record.tus!.offset
-        record.snapshot.note = nil
-        record.snapshot.progress.totalBytes = file?.size
-        // The bar starts where the server was last known to be, not at 0.
-        record.snapshot.progress.bytesSent = record.tus!.offset
-        record.meter.rebase(bytes: record.tus!.offset, at: .now)
-        record.attemptMachine = UploadAttemptStateMachine(
-            number: number, totalBytes: file?.size, request: request)
+        beginResumable(record, attempt: number, totalBytes: file?.size, offset: record.tus!.offset)
         perform(id, attempt: number, record.tus!.handle(.start(file: file)))
     }
 
@@ -133,10 +123,8 @@ extension UploadEngine {
         }
         // The checksum goes in a header, before the body; the lane's next
         // chunk is hashed meanwhile.
-        let prepared =
-            record.tusPrepared[lane].flatMap { $0.range == chunk && $0.algorithm == algorithm ? $0 : nil }
-            ?? PreparedDigest(region, algorithm: algorithm)
-        record.tusPrepared[lane] = nil
+        let prepared = PreparedDigest.reuse(
+            record.tusPrepared.removeValue(forKey: lane), for: region, algorithm: algorithm)
         if let next = machine.chunk(following: chunk, lane: lane) {
             record.tusPrepared[lane] = PreparedDigest(
                 FileRegion(
@@ -258,6 +246,21 @@ extension UploadEngine {
         record.tusInFlight = [:]
         record.tusPrepared = [:]
         finishResumable(id, attempt: number, result, offset: record.tus?.offset ?? 0)
+    }
+
+    /// Begins a resumable attempt (tus or S3): one attempt of many
+    /// exchanges (cancelling it cancels each), and a bar that starts where
+    /// the server was last known to be, not at 0.
+    func beginResumable(_ record: TaskRecord, attempt number: Int, totalBytes: Int64?, offset: Int64) {
+        record.attempt = HTTPTransport.Attempt()
+        record.lastAnswer = nil
+        record.attemptStartOffset = offset
+        record.snapshot.note = nil
+        record.snapshot.progress.totalBytes = totalBytes
+        record.snapshot.progress.bytesSent = offset
+        record.meter.rebase(bytes: offset, at: .now)
+        record.attemptMachine = UploadAttemptStateMachine(
+            number: number, totalBytes: totalBytes, request: record.snapshot.request)
     }
 
     /// Ends a resumable attempt (tus or S3) as the task's state machine sees

@@ -94,19 +94,8 @@ enum HistoryEntry {
         while true {
             let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if count < 0, errno == EINTR { continue }
-            guard count > 0 else { return (size, count == 0 ? hexDigest(hasher.finalize()) : nil) }
+            guard count > 0 else { return (size, count == 0 ? Hex.lowercase(hasher.finalize()) : nil) }
             buffer.withUnsafeBytes { hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
         }
-    }
-
-    private static func hexDigest(_ digest: SHA256.Digest) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(64)
-        for byte in digest {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 15)])
-        }
-        return String(decoding: text, as: UTF8.self)
     }
 }

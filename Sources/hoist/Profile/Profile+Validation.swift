@@ -50,21 +50,36 @@ extension Profile {
         settings.timeout = try checkNumber(raw.timeout, "timeout", TargetValue.seconds)
         settings.connectTimeout = try checkNumber(raw.connectTimeout, "connect_timeout", TargetValue.seconds)
         settings.idleTimeout = try checkNumber(raw.idleTimeout, "idle_timeout", TargetValue.seconds)
-        if raw.transfer?.lowercased() == "s3" {
-            try s3Settings(raw, check: check, checkNumber: checkNumber)
+        // S3: `transfer = "s3"` with bucket and prefix, or an s3:// url.
+        let s3Transfer = raw.transfer?.lowercased() == "s3"
+        if !s3Transfer { settings.transfer = try check(raw.transfer, "transfer", TargetValue.transfer) }
+        if let bucket = raw.bucket, s3Transfer || settings.url.map(S3Location.isS3URL) == true {
+            guard raw.url == nil else { throw ProfileValueError("bucket: give either url or bucket and prefix") }
+            let prefix = raw.prefix.map { $0.isEmpty || $0.hasSuffix("/") ? $0 : $0 + "/" } ?? ""
+            settings.url = try check("s3://\(bucket)/\(prefix)", "bucket", TargetValue.url)
+        }
+        if settings.url.map(S3Location.isS3URL) == true {
+            var s3 = S3TargetOptions()
+            s3.endpoint = try check(raw.endpoint, "endpoint", TargetValue.url)
+            s3.region = try check(raw.region, "region") { $0 }
+            s3.awsProfile = try check(raw.awsProfile, "aws_profile") { $0 }
+            s3.partSize = try check(raw.partSize, "part_size", TargetValue.partSize)
+            s3.partConcurrency =
+                try checkNumber(raw.partConcurrency, "part_concurrency", TargetValue.concurrency)
+                ?? S3Settings.defaultPartConcurrency
+            s3.storageClass = try check(raw.storageClass, "storage_class", TargetValue.storageClass)
+            s3.acl = try check(raw.acl, "acl", TargetValue.acl)
+            settings.s3 = s3
+        } else if s3Transfer {
+            throw ProfileValueError("transfer = \"s3\" needs bucket (and prefix), or an s3:// url")
         } else {
-            settings.transfer = try check(raw.transfer, "transfer", TargetValue.transfer)
-            if settings.url.map({ $0.lowercased().hasPrefix("s3://") }) == true {
-                try s3Settings(raw, check: check, checkNumber: checkNumber)
-            } else {
-                let s3Keys: [(String, Any?)] = [
-                    ("bucket", raw.bucket), ("prefix", raw.prefix), ("endpoint", raw.endpoint), ("region", raw.region),
-                    ("aws_profile", raw.awsProfile), ("part_size", raw.partSize),
-                    ("part_concurrency", raw.partConcurrency), ("storage_class", raw.storageClass), ("acl", raw.acl),
-                ]
-                if let key = s3Keys.first(where: { $0.1 != nil })?.0 {
-                    throw ProfileValueError("\(key): goes with transfer = \"s3\" (or an s3:// url)")
-                }
+            let s3Keys: [(String, Any?)] = [
+                ("bucket", raw.bucket), ("prefix", raw.prefix), ("endpoint", raw.endpoint), ("region", raw.region),
+                ("aws_profile", raw.awsProfile), ("part_size", raw.partSize), ("part_concurrency", raw.partConcurrency),
+                ("storage_class", raw.storageClass), ("acl", raw.acl),
+            ]
+            if let key = s3Keys.first(where: { $0.1 != nil })?.0 {
+                throw ProfileValueError("\(key): goes with transfer = \"s3\" (or an s3:// url)")
             }
         }
         settings.chunkSize = try check(raw.chunkSize, "chunk_size", TargetValue.chunkSize)
@@ -88,39 +103,5 @@ extension Profile {
         fields = try entries(raw.fields, "fields")
         headers = try entries(raw.headers, "headers")
         settings.entries = Self.entries(fields: fields, headers: headers)
-    }
-
-    /// `transfer = "s3"`: the URL is `s3://bucket/prefix` (or the profile's
-    /// own `s3://` url), and the S3 keys become `S3TargetOptions`.
-    private mutating func s3Settings(
-        _ raw: RawProfile,
-        check: (String?, String, (String) throws(TargetValueError) -> String) throws(ProfileValueError) -> String?,
-        checkNumber: (Int?, String, (Int) throws(TargetValueError) -> Int) throws(ProfileValueError) -> Int?
-    ) throws(ProfileValueError) {
-        if let bucket = raw.bucket {
-            guard raw.url == nil else { throw ProfileValueError("bucket: give either url or bucket and prefix") }
-            let prefix = raw.prefix.map { $0.isEmpty || $0.hasSuffix("/") ? $0 : $0 + "/" } ?? ""
-            settings.url = try check("s3://\(bucket)/\(prefix)", "bucket", TargetValue.url)
-        } else if settings.url.map({ $0.lowercased().hasPrefix("s3://") }) != true {
-            throw ProfileValueError("transfer = \"s3\" needs bucket (and prefix), or an s3:// url")
-        }
-        var s3 = S3TargetOptions()
-        s3.endpoint = try check(raw.endpoint, "endpoint", TargetValue.url)
-        s3.region = try check(raw.region, "region", { $0 })
-        s3.awsProfile = try check(raw.awsProfile, "aws_profile", { $0 })
-        if let size = try check(
-            raw.partSize, "part_size",
-            { text throws(TargetValueError) in
-                String(try TargetValue.partSize(text))
-            })
-        {
-            s3.partSize = Int64(size)
-        }
-        s3.partConcurrency =
-            try checkNumber(raw.partConcurrency, "part_concurrency", TargetValue.concurrency)
-            ?? S3Settings.defaultPartConcurrency
-        s3.storageClass = try check(raw.storageClass, "storage_class", TargetValue.storageClass)
-        s3.acl = try check(raw.acl, "acl", TargetValue.acl)
-        settings.s3 = s3
     }
 }
