@@ -37,7 +37,7 @@ import Testing
                 "send", "s3://photos/2026/", "-T", small.path, "-T", large.path, "--part-size", "5M", "--json",
                 "--no-history", "--no-journal",
             ], environment: environment)
-        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.status == 0, "\(result.stderr)\n\(moto.logTail())")
         let lines = try result.stdoutLines.map(jsonObject)
         #expect(lines.count == 2)
         #expect(lines.allSatisfy { $0["ok"] as? Bool == true })
@@ -91,10 +91,10 @@ import Testing
         let before = moto.requests(containing: parts).count
 
         let list = try await hoist(["resume", "--list", "--json"], environment: env)
-        #expect(list.status == 0, "\(list.stderr)")
+        #expect(list.status == 0, "\(list.stderr)\n\(moto.logTail())")
         #expect(list.stdoutLines.count == 1)
         let resume = try await hoist(["resume", "--json", "-s", "--no-history"], environment: env)
-        #expect(resume.status == 0, "\(resume.stderr)")
+        #expect(resume.status == 0, "\(resume.stderr)\n\(moto.logTail())")
         let line = try jsonObject(try #require(resume.stdoutLines.last))
         #expect(line["ok"] as? Bool == true)
         #expect((line["resumed_from"] as? Int ?? 0) >= held.count * (5 << 20) - (5 << 20))
@@ -121,7 +121,7 @@ import Testing
                 "public-read", "--content-type", "text/plain; charset=utf-8", "-H", "x-amz-meta-batch: 42",
                 "--no-history", "--no-journal",
             ], environment: environment)
-        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.status == 0, "\(result.stderr)\n\(moto.logTail())")
         let head = try await moto.python(
             """
             h = s3.head_object(Bucket="photos", Key="notes.txt")
@@ -166,7 +166,7 @@ import Testing
         let file = randomFile("tape.bin", 11 << 20, seed: 7)
         let sent = try await hoist(
             ["send", "--profile", "backups", "-T", file.path, "--no-history", "--no-journal"], environment: env)
-        #expect(sent.status == 0, "\(sent.stderr)")
+        #expect(sent.status == 0, "\(sent.stderr)\n\(moto.logTail())")
         let stored = try await moto.object("photos", "nightly/tape.bin")
         #expect(stored.sha256 == file.sha)
         #expect(stored.etag.hasSuffix("-3\""))  // 5 MiB parts, from the profile

@@ -85,6 +85,12 @@ public final class MotoPeer: @unchecked Sendable {
         return lines.split(separator: "\n").map(String.init).filter { $0.contains(text) }
     }
 
+    /// The end of moto's log (requests and any traceback), for a failure message.
+    public func logTail(_ count: Int = 25) -> String {
+        let lines = (try? String(contentsOfFile: log.path + "/requests.log", encoding: .utf8)) ?? ""
+        return "moto's log ends:\n" + lines.split(separator: "\n").suffix(count).joined(separator: "\n")
+    }
+
     /// Turns signature checks on with an IAM user allowed `s3:*`; returns its key and secret.
     public func requireSignatures() async throws -> (key: String, secret: String) {
         let out = try await python(

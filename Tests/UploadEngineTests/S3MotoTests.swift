@@ -46,7 +46,7 @@ import Testing
         let id = try engine.add(try request(moto, file.path, key: "cards/身份证 正面.jpg"))
         let done = try #require(await engine.result(of: id))
         await engine.shutdown()
-        #expect(done.state == .succeeded, "\(done.state)")
+        #expect(done.state == .succeeded, "\(done.state)\n\(moto.logTail())")
         #expect(done.progress.bytesSent == 300_000)
         let stored = try await moto.object("photos", "cards/身份证 正面.jpg")
         #expect(stored.size == 300_000)
@@ -63,7 +63,7 @@ import Testing
         let id = try engine.add(try request(moto, file.path, key: "backups/big.bin", partSize: 5 << 20))
         let done = try #require(await engine.result(of: id))
         await engine.shutdown()
-        #expect(done.state == .succeeded, "\(done.state)")
+        #expect(done.state == .succeeded, "\(done.state)\n\(moto.logTail())")
         let stored = try await moto.object("photos", "backups/big.bin")
         #expect(stored.size == 23 << 20)
         #expect(stored.sha256 == file.sha)
@@ -110,7 +110,7 @@ import Testing
         engine2.resumeInterrupted()
         let done = try #require(await engine2.result(of: id2))
         await engine2.shutdown()
-        #expect(done.state == .succeeded, "\(done.state)")
+        #expect(done.state == .succeeded, "\(done.state)\n\(moto.logTail())")
         #expect((done.resumedFrom ?? 0) >= saved.offset)
         let stored = try await moto.object("photos", "resume.bin")
         #expect(stored.sha256 == file.sha)
@@ -183,7 +183,7 @@ import Testing
         let right = engine(EventLog(), key: user.key, secret: user.secret)
         let done = try #require(await right.result(of: try right.add(try request(moto, file.path, key: "a.jpg"))))
         await right.shutdown()
-        #expect(done.state == .succeeded, "\(done.state)")
+        #expect(done.state == .succeeded, "\(done.state)\n\(moto.logTail())")
     }
 
     @Test func noCredentialsAndAMissingBucketAreNamed() async throws {

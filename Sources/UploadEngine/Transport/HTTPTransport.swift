@@ -285,7 +285,14 @@ final class HTTPTransport: Sendable {
                 outcome.retryAfter = response.header("Retry-After").flatMap { RetryAfter.parse($0) }
                 outcome.result = .success(response)
             case (.failure(let error), nil):
-                outcome.result = .failure(UploadFailure(transportError: error, timeouts: timeouts))
+                if let answer = collector.answerBeforeClose(
+                    error, requestLength: attempt.contentLength.withLockedValue { $0 })
+                {
+                    outcome.requestFullySent = true
+                    outcome.result = .success(UploadResponse(collected: answer, elapsed: elapsed))
+                } else {
+                    outcome.result = .failure(UploadFailure(transportError: error, timeouts: timeouts))
+                }
             }
             callbacks.completed(outcome)
         }

@@ -128,7 +128,26 @@ final class ResponseCollector: HTTPClientResponseDelegate, @unchecked Sendable {
     func didFinishRequest(task: HTTPClient.Task<CollectedResponse>) throws -> CollectedResponse {
         stopTimers()
         guard let head else { throw HTTPClientError.remoteConnectionClosed }
-        return CollectedResponse(
+        return collected(head)
+    }
+
+    /// The answer, when AsyncHTTPClient failed a request as closed by the
+    /// server although every byte of the body was written and the whole
+    /// answer (by its Content-Length) came: a server that answers and closes
+    /// at once can do so before AsyncHTTPClient has ended a streamed body,
+    /// and it then drops a complete exchange (its `.close` on a response
+    /// end while still "streaming").
+    func answerBeforeClose(_ error: any Error, requestLength: Int64?) -> CollectedResponse? {
+        guard let error = error as? HTTPClientError, error == .remoteConnectionClosed,
+            let head, let requestLength, bytesSent == requestLength,
+            let length = head.headers.first(name: "Content-Length").flatMap({ Int64($0) }),
+            length == bodyBytesReceived
+        else { return nil }
+        return collected(head)
+    }
+
+    private func collected(_ head: HTTPResponseHead) -> CollectedResponse {
+        CollectedResponse(
             status: Int(head.status.code),
             headers: head.headers.map { HeaderField($0.name, $0.value) },
             body: body,

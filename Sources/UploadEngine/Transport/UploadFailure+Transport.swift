@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import FormData
 import Glibc
 import NIOCore
+import NIOHTTP1
 import NIOPosix
 import NIOSSL
 
@@ -39,6 +40,8 @@ extension UploadFailure {
                 self = .connectionLost("the connection was closed")
             default: self = .other("\(error)")
             }
+        case let error as HTTPParserError where error == .invalidEOFState:
+            self = .connectionLost("the server closed the connection in the middle of its answer")
         case let error as NIOSSLError:
             let text = "\(error)"
             if text.contains("WRONG_VERSION_NUMBER") {
