@@ -119,3 +119,86 @@ public final class MotoPeer: @unchecked Sendable {
         return Int(out.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
     }
 }
+
+/// A TCP proxy in front of moto that counts the requests on the wire at
+/// once (moto answers one request per connection, then closes it).
+public final class ConnectionCountingProxy: @unchecked Sendable {
+    public let endpoint: String
+    private let process: Subprocess
+    private let log: TemporaryDirectory
+
+    /// A request counts from the client's connect until the last byte of
+    /// its answer (by Content-Length) is about to be relayed: the client
+    /// cannot start another before that, so the count has no race.
+    static let script = #"""
+        import socket, sys, threading
+        target, out = int(sys.argv[1]), sys.argv[2]
+        lock = threading.Lock()
+        state = {"now": 0, "max": 0}
+        def change(delta):
+            with lock:
+                state["now"] += delta
+                if state["now"] > state["max"]:
+                    state["max"] = state["now"]
+                    with open(out, "w") as f: f.write(str(state["max"]))
+        def forward(a, b):
+            try:
+                while True:
+                    d = a.recv(1 << 16)
+                    if not d: break
+                    b.sendall(d)
+            except OSError: pass
+            try: b.shutdown(socket.SHUT_WR)
+            except OSError: pass
+        def answer(upstream, client):
+            data, counted = b"", True
+            try:
+                while True:
+                    d = upstream.recv(1 << 16)
+                    if not d: break
+                    data += d
+                    if counted and b"\r\n\r\n" in data:
+                        head, body = data.split(b"\r\n\r\n", 1)
+                        length = [int(l.split(b":")[1]) for l in head.split(b"\r\n")
+                                  if l.lower().startswith(b"content-length:")]
+                        if length and len(body) >= length[0]:
+                            counted = False
+                            change(-1)
+                    client.sendall(d)
+            except OSError: pass
+            if counted: change(-1)
+            client.close(); upstream.close()
+        s = socket.socket()
+        s.bind(("127.0.0.1", 0)); s.listen(128)
+        while True:
+            c, _ = s.accept()
+            change(1)
+            u = socket.create_connection(("127.0.0.1", target))
+            threading.Thread(target=forward, args=(c, u), daemon=True).start()
+            threading.Thread(target=answer, args=(u, c), daemon=True).start()
+        """#
+
+    private init(endpoint: String, process: Subprocess, log: TemporaryDirectory) {
+        self.endpoint = endpoint
+        self.process = process
+        self.log = log
+    }
+
+    deinit {
+        kill(process.pid, SIGKILL)
+    }
+
+    public static func start(before endpoint: String) async throws -> ConnectionCountingProxy {
+        guard let port = URL(string: endpoint)?.port else { throw SubprocessError(message: "no port in \(endpoint)") }
+        let log = TemporaryDirectory()
+        let process = try Subprocess(
+            "/usr/bin/env", ["python3", "-c", script, String(port), log.path + "/max"], timeout: .seconds(1800))
+        let listening = try await Subprocess.listeningPort(of: process.pid)
+        return ConnectionCountingProxy(endpoint: "http://127.0.0.1:\(listening)", process: process, log: log)
+    }
+
+    /// The most requests that were on the wire at once.
+    public var mostAtOnce: Int {
+        Int((try? String(contentsOfFile: log.path + "/max", encoding: .utf8)) ?? "") ?? 0
+    }
+}

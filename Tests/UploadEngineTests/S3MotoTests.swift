@@ -16,9 +16,11 @@ import Testing
         return (files.file(name, bytes), sha256(bytes))
     }
 
-    func request(_ moto: MotoPeer, _ path: String, key: String, partSize: Int64? = nil) throws -> UploadRequest {
+    func request(
+        _ moto: MotoPeer, _ path: String, key: String, partSize: Int64? = nil, through endpoint: String? = nil
+    ) throws -> UploadRequest {
         let settings = S3Settings(
-            location: S3Location(bucket: "photos", key: key), endpoint: S3Endpoint(url: moto.endpoint),
+            location: S3Location(bucket: "photos", key: key), endpoint: S3Endpoint(url: endpoint ?? moto.endpoint),
             partSize: partSize)
         return UploadRequest(
             url: try settings.endpoint.line("PUT", settings.location).url, method: .put,
@@ -30,10 +32,12 @@ import Testing
     /// it once closed a connection four times within a second.
     static let patientRetry = RetryPolicy(maxRetries: 5, baseDelay: .milliseconds(200), maxDelay: .seconds(2))
 
-    func engine(_ events: EventLog, key: String = "testing", secret: String = "testing") -> UploadEngine {
+    func engine(
+        _ events: EventLog, key: String = "testing", secret: String = "testing", concurrency: Int = 2
+    ) -> UploadEngine {
         UploadEngine(
             configuration: .init(
-                concurrency: 2, environment: ["AWS_ACCESS_KEY_ID": key, "AWS_SECRET_ACCESS_KEY": secret]),
+                concurrency: concurrency, environment: ["AWS_ACCESS_KEY_ID": key, "AWS_SECRET_ACCESS_KEY": secret]),
             monitors: [events])
     }
 
@@ -76,6 +80,45 @@ import Testing
         #expect(offsets.last == 23 << 20)
         #expect(offsets == offsets.sorted())
         #expect(try await moto.openUploads("photos") == 0)
+    }
+
+    /// `--concurrency` bounds the requests on the wire, parts included: a
+    /// multipart upload widens into the slots no other task wants.
+    @Test func partsShareTheConcurrencyLimitWithTheOtherTasks() async throws {
+        let moto = try await MotoPeer.start()
+        try await moto.createBucket("photos")
+        let proxy = try await ConnectionCountingProxy.start(before: moto.endpoint)
+        let big = [randomFile("a.bin", 16 << 20), randomFile("b.bin", (16 << 20) + 1)]
+        let small = [randomFile("c.jpg", 300_000), randomFile("d.jpg", 300_001)]
+        let shared = engine(EventLog(), concurrency: 3)
+        var ids: [TaskID] = []
+        for file in big + small {
+            ids.append(
+                try shared.add(
+                    try request(
+                        moto, file.path, key: baseName(of: file.path), partSize: 5 << 20, through: proxy.endpoint)))
+        }
+        for id in ids {
+            let done = try #require(await shared.result(of: id))
+            #expect(done.state == .succeeded, "\(done.state)\n\(moto.logTail())")
+        }
+        await shared.shutdown()
+        for file in big + small {
+            #expect(try await moto.object("photos", baseName(of: file.path)).sha256 == file.sha)
+        }
+        #expect(proxy.mostAtOnce == 3, "4 tasks of up to 4 parts each, 3 requests at once")
+
+        // Alone, one upload takes the slots for its parts.
+        let counted = try await ConnectionCountingProxy.start(before: moto.endpoint)
+        let file = randomFile("alone.bin", 30 << 20)
+        let alone = engine(EventLog(), concurrency: 4)
+        let id = try alone.add(
+            try request(moto, file.path, key: "alone.bin", partSize: 5 << 20, through: counted.endpoint))
+        let done = try #require(await alone.result(of: id))
+        await alone.shutdown()
+        #expect(done.state == .succeeded, "\(done.state)")
+        // (All 4 at once only when the parts' MD5s, hashed at low priority, keep up.)
+        #expect((2...4).contains(counted.mostAtOnce), "\(counted.mostAtOnce) parts at once")
     }
 
     @Test func anotherEngineGoesOnFromTheCheckpointAndSendsOnlyTheMissingParts() async throws {

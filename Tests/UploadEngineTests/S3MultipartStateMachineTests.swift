@@ -26,6 +26,36 @@ import Testing
         sends.compactMap { if case .uploadPart(_, let number, _) = $0 { return number } else { return nil } }
     }
 
+    @Test func theAllowanceBoundsThePartsAndFreedSlotsWidenIt() throws {
+        let (path, snapshot) = file(40 * Self.mib)
+        var m = Machine(path: path, partSize: 8 * Self.mib, concurrency: 4, checkpoint: nil)
+        m.allowance = 1
+        _ = m.handle(.start(file: snapshot))
+        #expect(m.handle(.slotsFreed).sends.isEmpty, "no upload yet: nothing to widen")
+        #expect(parts(m.handle(.created(uploadID: "u1")).sends) == [1])
+        m.allowance = 0
+        #expect(m.handle(.slotsFreed).sends.isEmpty, "one part is always allowed, and it is on the wire")
+        m.allowance = 3
+        #expect(parts(m.handle(.slotsFreed).sends) == [2, 3])
+        m.allowance = 9
+        #expect(parts(m.handle(.slotsFreed).sends) == [4], "never beyond the part concurrency")
+        #expect(m.partsInFlight == 4)
+        m.allowance = 2
+        #expect(parts(m.handle(.partSent(uploadID: "u1", number: 1, etag: "\"e1\"")).sends).isEmpty)
+        #expect(m.partsInFlight == 3)
+    }
+
+    @Test func freedSlotsSendNothingWhileThePartsAreListed() throws {
+        let (path, snapshot) = file(24 * Self.mib)
+        let saved = S3Checkpoint(uploadID: "u1", partSize: 8 * Self.mib, length: 24 * Self.mib, file: snapshot)
+        var m = Machine(path: path, partSize: 8 * Self.mib, concurrency: 4, checkpoint: saved)
+        #expect(m.handle(.start(file: snapshot)).sends == [.listParts(uploadID: "u1", marker: nil)])
+        #expect(m.handle(.slotsFreed).sends.isEmpty)
+        let listed = m.handle(
+            .listed(uploadID: "u1", [S3Part(number: 2, etag: "\"e2\"", size: 8 * Self.mib)], nextMarker: nil))
+        #expect(parts(listed.sends) == [1, 3])
+    }
+
     @Test func createsSendsFourPartsAtATimeThenCompletesInOrder() throws {
         let (path, snapshot) = file(35 * Self.mib)
         var m = Machine(path: path, partSize: 8 * Self.mib, concurrency: 4, checkpoint: nil)

@@ -21,11 +21,14 @@ extension UploadEngine {
         return action
     }
 
+    /// Starts queued tasks while request slots are free, then lets running
+    /// multipart uploads widen into the slots no queued task wants.
     func pump() {
         guard !paused else { return }
-        while index.running < concurrency, let id = index.nextQueued {
+        while index.running + extraParts() < concurrency, let id = index.nextQueued {
             start(id)
         }
+        if index.nextQueued == nil { widenMultipartUploads() }
     }
 
     /// Whether the task was unfinished and is now cancelled.
@@ -59,6 +62,7 @@ extension UploadEngine {
 
     func finished(_ id: TaskID) {
         guard let record = records[id] else { return }
+        multipartTasks.removeAll { $0 == id }
         record.snapshot.finishedAt = .now
         emit(.finished(record.snapshot))
         deliverOutbox()

@@ -20,7 +20,11 @@ public final class UploadEngine: @unchecked Sendable {
     /// Who waits for whom, told by `applyDependency`, `transition` and `finished`.
     var dependencies = TaskDependencyStateMachine()
     var nextID = 1
+    /// Requests at once, over all tasks: an S3 upload's parts count too.
     var concurrency: Int
+    /// Running S3 multipart uploads, in the order they started: each may
+    /// have parts beyond its first slot on the wire.
+    var multipartTasks: [TaskID] = []
     var paused = false
     var waiters: [TaskID: [CheckedContinuation<TaskSnapshot?, Never>]] = [:]
     var idleWaiters: [CheckedContinuation<Void, Never>] = []

@@ -34,7 +34,8 @@ public struct S3Checkpoint: Sendable, Hashable, Codable {
 }
 
 /// One file sent as an S3 multipart upload, with no I/O:
-/// `CreateMultipartUpload`, up to `concurrency` `UploadPart`s at once, then
+/// `CreateMultipartUpload`, up to `concurrency` `UploadPart`s at once (fewer
+/// when the engine's `allowance` says so), then
 /// `CompleteMultipartUpload`. After a fault or in another process it asks
 /// `ListParts` (page after page) and sends only what the server lacks. The
 /// engine turns answers into events (XML decoded, ETags read) and carries
@@ -64,6 +65,8 @@ struct S3MultipartStateMachine: Sendable {
         case partSent(uploadID: String, number: Int, etag: String)
         case listed(uploadID: String, [S3Part], nextMarker: Int?)
         case completed(uploadID: String)
+        /// The engine's request slots widened `allowance`: more parts may go.
+        case slotsFreed
         /// The exchange failed: an S3 error answer, or no answer at all.
         case failed(Exchange, S3Fault)
     }
@@ -88,11 +91,17 @@ struct S3MultipartStateMachine: Sendable {
     let path: String
     let partSize: Int64
     let concurrency: Int
+    /// Parts this upload may have on the wire now, set by the engine before
+    /// each event: the engine's concurrency limit counts every request, so
+    /// parts share it with the other tasks (at least one is always allowed).
+    var allowance = Int.max
     private(set) var upload: S3Checkpoint?
     /// The bytes the server had when this attempt went on from a checkpoint.
     private(set) var resumedFrom: Int64?
     private var file: FileSnapshot?
     private var inFlight: Set<Int> = []
+    /// Parts may go: the upload exists and is not being listed or completed.
+    private var sendingParts = false
     /// Parts `ListParts` has returned so far in this attempt.
     private var listed: [S3Part] = []
     private var restarted = false
@@ -108,6 +117,8 @@ struct S3MultipartStateMachine: Sendable {
 
     var offset: Int64 { upload?.offset ?? 0 }
 
+    var partsInFlight: Int { inFlight.count }
+
     /// The `AbortMultipartUpload` that frees the parts on the server (a
     /// cancel or a removal: nothing is left billing).
     func abortion() -> Exchange? {
@@ -119,6 +130,7 @@ struct S3MultipartStateMachine: Sendable {
         case .start(let current):
             inFlight = []
             listed = []
+            sendingParts = false
             restarted = false
             ended = false
             resumedFrom = nil
@@ -141,6 +153,7 @@ struct S3MultipartStateMachine: Sendable {
             let created = S3Checkpoint(
                 uploadID: uploadID, partSize: partSize, length: file?.size ?? 0, file: file)
             upload = created
+            sendingParts = true
             return Step(checkpoint: created, sends: fill())
         case .listed(let uploadID, let page, let marker):
             listed += page
@@ -155,9 +168,12 @@ struct S3MultipartStateMachine: Sendable {
             upload.parts.sort { $0.number < $1.number }
             self.upload = upload
             if upload.parts.count == upload.partCount, inFlight.isEmpty {
+                sendingParts = false
                 return Step(checkpoint: upload, sends: [.complete(uploadID: upload.uploadID, upload.parts)])
             }
             return Step(checkpoint: upload, sends: fill())
+        case .slotsFreed:
+            return Step(sends: fill())
         case .completed:
             ended = true
             return Step(end: .done)
@@ -178,7 +194,7 @@ struct S3MultipartStateMachine: Sendable {
         switch event {
         case .partSent(let id, _, _), .listed(let id, _, _), .completed(let id): about = id
         case .failed(let exchange, _): about = exchange.uploadID
-        case .start, .created: return false
+        case .start, .created, .slotsFreed: return false
         }
         return about != nil && about != upload?.uploadID
     }
@@ -197,15 +213,18 @@ struct S3MultipartStateMachine: Sendable {
         if upload.parts.count == upload.partCount {
             return Step(checkpoint: upload, sends: [.complete(uploadID: upload.uploadID, upload.parts)])
         }
+        sendingParts = true
         return Step(checkpoint: upload, sends: fill())
     }
 
-    /// Up to `concurrency` parts on the wire: the lowest missing numbers first.
+    /// Up to `concurrency` parts on the wire (and the `allowance`): the
+    /// lowest missing numbers first.
     private mutating func fill() -> [Exchange] {
-        guard let upload else { return [] }
+        guard sendingParts, let upload else { return [] }
         let done = Set(upload.parts.map(\.number))
+        let limit = min(concurrency, max(1, allowance))
         var sends: [Exchange] = []
-        for number in 1...upload.partCount where inFlight.count < concurrency {
+        for number in 1...upload.partCount where inFlight.count < limit {
             guard !done.contains(number), !inFlight.contains(number) else { continue }
             inFlight.insert(number)
             sends.append(.uploadPart(uploadID: upload.uploadID, number: number, range: upload.range(ofPart: number)))
@@ -222,6 +241,7 @@ struct S3MultipartStateMachine: Sendable {
         }
         restarted = true
         upload = nil
+        sendingParts = false
         inFlight = []
         listed = []
         resumedFrom = nil

@@ -56,7 +56,8 @@ extension UploadEngine {
                 path: path, partSize: partSize, concurrency: settings.partConcurrency, checkpoint: saved)
         }
         beginResumable(record, attempt: number, totalBytes: file.size, offset: record.s3!.offset)
-        performS3(id, attempt: number, record.s3!.handle(.start(file: file)))
+        if !multipartTasks.contains(id) { multipartTasks.append(id) }
+        performS3(id, attempt: number, handleS3(record, .start(file: file)))
     }
 
     /// Sends `AbortMultipartUpload` for a cancelled upload, and forgets it
@@ -305,9 +306,39 @@ extension UploadEngine {
             if case .complete = exchange { record.lastAnswer = response }
         }
         if case .uploadPart(_, let part, _) = exchange { record.s3InFlight[part] = nil }
-        performS3(id, attempt: number, record.s3!.handle(event))
+        performS3(id, attempt: number, handleS3(record, event))
         // Hash the next parts while these are on the wire.
         prepareS3Digests(id)
+        // A part that was not followed by another freed its slot.
+        pump()
+    }
+
+    // MARK: - Request slots
+
+    /// Parts on the wire beyond one per running task: slots the multipart
+    /// uploads take from the concurrency limit.
+    func extraParts(except skipped: TaskID? = nil) -> Int {
+        multipartTasks.reduce(0) { sum, id in
+            guard id != skipped, let record = records[id], record.snapshot.state.isRunning else { return sum }
+            return sum + max(0, (record.s3?.partsInFlight ?? 0) - 1)
+        }
+    }
+
+    /// Hands an event to a task's multipart machine with its allowance:
+    /// the slots the other tasks and the queue leave it, one at least.
+    private func handleS3(_ record: TaskRecord, _ event: S3MultipartStateMachine.Event) -> S3MultipartStateMachine.Step
+    {
+        let others = index.running - 1 + extraParts(except: record.snapshot.id) + index.queuedCount
+        record.s3!.allowance = max(1, concurrency - others)
+        return record.s3!.handle(event)
+    }
+
+    /// Offers free slots to the running multipart uploads, oldest first.
+    func widenMultipartUploads() {
+        for id in multipartTasks where index.running + extraParts() < concurrency {
+            guard let record = records[id], record.s3 != nil, record.snapshot.state.isRunning else { continue }
+            performS3(id, attempt: record.snapshot.attempts, handleS3(record, .slotsFreed))
+        }
     }
 
     /// MD5s of the parts the machine will ask for next, computed ahead.
