@@ -6,6 +6,8 @@
 
 #include <sys/types.h>
 #include <sys/uio.h>
+// zlib's crc32, for S3's x-amz-checksum-crc32 (zlib1g-dev).
+#include <zlib.h>
 
 // <linux/fcntl.h>: F_LINUX_SPECIFIC_BASE + 0 and + 1.
 static const int hoist_F_SETLEASE = 1024;

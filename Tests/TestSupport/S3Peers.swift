@@ -78,6 +78,22 @@ public final class MotoPeer: @unchecked Sendable {
         return (fields[0] as! Int, fields[1] as! String, fields[2] as! String)
     }
 
+    /// The CRC32 (base64) moto keeps for an object, as HeadObject with
+    /// checksums on gives it, and the CRC32 of its bytes by Python's zlib.
+    public func crc32(_ bucket: String, _ key: String) async throws -> (stored: String?, computed: String) {
+        let out = try await python(
+            """
+            import base64, zlib
+            key = base64.b64decode("\(Data(key.utf8).base64EncodedString())").decode()
+            head = s3.head_object(Bucket=\(String(reflecting: bucket)), Key=key, ChecksumMode="ENABLED")
+            data = s3.get_object(Bucket=\(String(reflecting: bucket)), Key=key)["Body"].read()
+            computed = base64.b64encode(zlib.crc32(data).to_bytes(4, "big")).decode()
+            print(json.dumps([head.get("ChecksumCRC32"), computed]))
+            """)
+        let fields = try JSONSerialization.jsonObject(with: Data(out.utf8)) as! [Any]
+        return (fields[0] as? String, fields[1] as! String)
+    }
+
     /// The request lines moto logged so far that contain `text`, e.g.
     /// `"PUT /photos/big.bin?partNumber=`: `UploadPart`s of that object.
     public func requests(containing text: String) -> [String] {

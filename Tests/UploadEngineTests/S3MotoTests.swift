@@ -56,6 +56,37 @@ import Testing
         #expect(stored.size == 300_000)
         #expect(stored.sha256 == file.sha)
         #expect(!stored.etag.contains("-"))  // one PutObject, not a multipart upload
+        // The x-amz-checksum-crc32 sent is zlib's CRC32 of the bytes.
+        let crc = try await moto.crc32("photos", "cards/身份证 正面.jpg")
+        #expect(crc.stored == crc.computed)
+        #expect(moto.requests(containing: "PUT /photos/cards/").count == 1)
+    }
+
+    @Test func md5ChecksumsStillGoAsContentMD5() async throws {
+        let moto = try await MotoPeer.start()
+        try await moto.createBucket("photos")
+        let small = randomFile("small.jpg", 300_000)
+        let large = randomFile("large.bin", 12 << 20)
+        let engine = engine(EventLog())
+        var ids: [TaskID] = []
+        for (file, key) in [(small, "small.jpg"), (large, "large.bin")] {
+            var request = try request(moto, file.path, key: key, partSize: 5 << 20)
+            if case .s3(var settings) = request.transfer {
+                settings.checksum = .md5
+                request.transfer = .s3(settings)
+            }
+            ids.append(try engine.add(request))
+        }
+        for id in ids {
+            let done = try #require(await engine.result(of: id))
+            #expect(done.state == .succeeded, "\(done.state)\n\(moto.logTail())")
+        }
+        await engine.shutdown()
+        #expect(try await moto.object("photos", "small.jpg").sha256 == small.sha)
+        let stored = try await moto.object("photos", "large.bin")
+        #expect(stored.sha256 == large.sha)
+        #expect(stored.etag.hasSuffix("-3\""))
+        #expect(try await moto.crc32("photos", "small.jpg").stored == nil, "no CRC32 was sent")
     }
 
     @Test func aLargeFileGoesInPartsAndEachPartIsACheckpoint() async throws {
@@ -79,6 +110,22 @@ import Testing
         }
         #expect(offsets.last == 23 << 20)
         #expect(offsets == offsets.sorted())
+        // Each part went with zlib's CRC32 of its bytes, kept for CompleteMultipartUpload.
+        let parts =
+            events.all().compactMap { event -> [S3Part]? in
+                guard case .checkpoint(let task) = event, case .s3(let s3)? = task.checkpoint else { return nil }
+                return s3.parts
+            }.last ?? []
+        let expected = try await moto.python(
+            """
+            import base64, zlib
+            data = open(\(String(reflecting: file.path)), "rb").read()
+            print(json.dumps([base64.b64encode(zlib.crc32(data[i:i + (5 << 20)]).to_bytes(4, "big")).decode()
+                              for i in range(0, len(data), 5 << 20)]))
+            """)
+        #expect(
+            try JSONSerialization.jsonObject(with: Data(expected.utf8)) as? [String] == parts.compactMap(\.checksum))
+        #expect(parts.count == 5)
         #expect(try await moto.openUploads("photos") == 0)
     }
 
@@ -192,7 +239,6 @@ import Testing
             }
             try await Task.sleep(for: .milliseconds(5))
         }
-        #expect(try await moto.openUploads("photos") == 1)
         engine.cancel(id)
         let done = try #require(await engine.result(of: id))
         #expect(done.state == .cancelled(reason: "cancelled by the user"), "\(done.state)")
@@ -205,6 +251,7 @@ import Testing
         }
         await engine.shutdown()
         #expect(open == 0)
+        #expect(moto.requests(containing: "POST /photos/cancel.bin?uploads").count == 1)
         #expect(moto.requests(containing: "DELETE /photos/cancel.bin?uploadId=").count == 1)
     }
 

@@ -18,7 +18,9 @@ public enum S3Answer: Sendable, Hashable {
                 return .created(uploadID: try decoder.decode(Created.self, from: Data(body)).uploadID)
             case .listParts:
                 let page = try decoder.decode(PartsPage.self, from: Data(body))
-                let parts = (page.parts ?? []).map { S3Part(number: $0.partNumber, etag: $0.etag, size: $0.size) }
+                let parts = (page.parts ?? []).map {
+                    S3Part(number: $0.partNumber, etag: $0.etag, size: $0.size, checksum: $0.checksum)
+                }
                 return .parts(parts, nextMarker: page.isTruncated == true ? page.nextPartNumberMarker : nil)
             case .complete:
                 // A 200 may still carry an <Error>: the server failed after answering began.
@@ -63,10 +65,12 @@ public enum S3Answer: Sendable, Hashable {
         var partNumber: Int
         var etag: String
         var size: Int64
+        var checksum: String?
         enum CodingKeys: String, CodingKey {
             case partNumber = "PartNumber"
             case etag = "ETag"
             case size = "Size"
+            case checksum = "ChecksumCRC32"
         }
     }
     private struct Completed: Decodable {
@@ -86,13 +90,16 @@ public enum S3Operation: String, Sendable, Hashable {
     case complete = "CompleteMultipartUpload"
 }
 
-/// A part the server holds: its number, ETag (quoted, as S3 sends it) and size.
+/// A part the server holds: its number, ETag (quoted, as S3 sends it),
+/// size, and CRC32 (base64) when the upload has checksums.
 public struct S3Part: Sendable, Hashable, Codable {
     public var number: Int
     public var etag: String
     public var size: Int64
+    public var checksum: String?
 
-    public init(number: Int, etag: String, size: Int64) {
+    public init(number: Int, etag: String, size: Int64, checksum: String? = nil) {
+        self.checksum = checksum
         self.number = number
         self.etag = etag
         self.size = size

@@ -11,8 +11,17 @@ public struct S3Checkpoint: Sendable, Hashable, Codable {
     public var parts: [S3Part]
     /// The file as it was when the upload was created.
     public var file: FileSnapshot?
+    /// The checksum the upload was created with; `nil` in journals written
+    /// before there was a choice: those uploads were made with `Content-MD5`.
+    public var checksum: S3Checksum?
 
-    public init(uploadID: String, partSize: Int64, length: Int64, parts: [S3Part] = [], file: FileSnapshot?) {
+    public var checksumAlgorithm: S3Checksum { checksum ?? .md5 }
+
+    public init(
+        uploadID: String, partSize: Int64, length: Int64, parts: [S3Part] = [], file: FileSnapshot?,
+        checksum: S3Checksum? = nil
+    ) {
+        self.checksum = checksum
         self.uploadID = uploadID
         self.partSize = partSize
         self.length = length
@@ -62,7 +71,8 @@ struct S3MultipartStateMachine: Sendable {
         /// An attempt begins; `file` is the file as stat sees it now.
         case start(file: FileSnapshot?)
         case created(uploadID: String)
-        case partSent(uploadID: String, number: Int, etag: String)
+        /// `checksum`: the part's CRC32 (base64), when the upload uses them.
+        case partSent(uploadID: String, number: Int, etag: String, checksum: String? = nil)
         case listed(uploadID: String, [S3Part], nextMarker: Int?)
         case completed(uploadID: String)
         /// The engine's request slots widened `allowance`: more parts may go.
@@ -91,6 +101,8 @@ struct S3MultipartStateMachine: Sendable {
     let path: String
     let partSize: Int64
     let concurrency: Int
+    /// For an upload this machine creates (a resumed one keeps its own).
+    let checksum: S3Checksum
     /// Parts this upload may have on the wire now, set by the engine before
     /// each event: the engine's concurrency limit counts every request, so
     /// parts share it with the other tasks (at least one is always allowed).
@@ -107,7 +119,10 @@ struct S3MultipartStateMachine: Sendable {
     private var restarted = false
     private var ended = false
 
-    init(path: String, partSize: Int64, concurrency: Int, checkpoint: S3Checkpoint?) {
+    init(
+        path: String, partSize: Int64, concurrency: Int, checkpoint: S3Checkpoint?, checksum: S3Checksum = .crc32
+    ) {
+        self.checksum = checksum
         self.path = path
         self.partSize = checkpoint?.partSize ?? partSize
         self.concurrency = max(1, concurrency)
@@ -151,7 +166,7 @@ struct S3MultipartStateMachine: Sendable {
             return Step()
         case .created(let uploadID):
             let created = S3Checkpoint(
-                uploadID: uploadID, partSize: partSize, length: file?.size ?? 0, file: file)
+                uploadID: uploadID, partSize: partSize, length: file?.size ?? 0, file: file, checksum: checksum)
             upload = created
             sendingParts = true
             return Step(checkpoint: created, sends: fill())
@@ -159,12 +174,12 @@ struct S3MultipartStateMachine: Sendable {
             listed += page
             if let marker { return Step(sends: [.listParts(uploadID: uploadID, marker: marker)]) }
             return adoptListed()
-        case .partSent(_, let number, let etag):
+        case .partSent(_, let number, let etag, let crc):
             guard var upload else { return fail(.other("s3: a part answered with no upload")) }
             inFlight.remove(number)
             let size = Int64(upload.range(ofPart: number).count)
             upload.parts.removeAll { $0.number == number }
-            upload.parts.append(S3Part(number: number, etag: etag, size: size))
+            upload.parts.append(S3Part(number: number, etag: etag, size: size, checksum: crc))
             upload.parts.sort { $0.number < $1.number }
             self.upload = upload
             if upload.parts.count == upload.partCount, inFlight.isEmpty {
@@ -192,7 +207,7 @@ struct S3MultipartStateMachine: Sendable {
     private func isStale(_ event: Event) -> Bool {
         let about: String?
         switch event {
-        case .partSent(let id, _, _), .listed(let id, _, _), .completed(let id): about = id
+        case .partSent(let id, _, _, _), .listed(let id, _, _), .completed(let id): about = id
         case .failed(let exchange, _): about = exchange.uploadID
         case .start, .created, .slotsFreed: return false
         }

@@ -8,12 +8,13 @@ import Foundation
 /// whose answers are decoded back into its events. Each confirmed part is a
 /// checkpoint for the monitors.
 ///
-/// Payloads are sent as `UNSIGNED-PAYLOAD` with `Content-MD5`: the server
-/// checks every byte against the MD5, which is computed ahead while the
-/// previous part is on the wire, and hashing each part a second time for
-/// SHA-256 would double the client's CPU for no more safety (over TLS
-/// nothing can change a byte on the way; over plain HTTP nothing stops a
-/// man in the middle from re-signing anyway).
+/// Payloads are sent as `UNSIGNED-PAYLOAD` with a checksum the server
+/// verifies: `x-amz-checksum-crc32` by default (as aws-cli sends), or
+/// `Content-MD5` (`S3Checksum`). It is computed ahead while the previous
+/// part is on the wire. Hashing each part a second time for SHA-256 would
+/// add CPU for no more safety (over TLS nothing can change a byte on the
+/// way; over plain HTTP nothing stops a man in the middle from re-signing
+/// anyway).
 extension UploadEngine {
     func startS3(_ id: TaskID, attempt number: Int) {
         guard let record = records[id] else { return }
@@ -53,7 +54,8 @@ extension UploadEngine {
                 return finishS3(id, attempt: number, .failure(.protocolError(error.message)))
             }
             record.s3 = S3MultipartStateMachine(
-                path: path, partSize: partSize, concurrency: settings.partConcurrency, checkpoint: saved)
+                path: path, partSize: partSize, concurrency: settings.partConcurrency, checkpoint: saved,
+                checksum: settings.checksumAlgorithm)
         }
         beginResumable(record, attempt: number, totalBytes: file.size, offset: record.s3!.offset)
         if !multipartTasks.contains(id) { multipartTasks.append(id) }
@@ -86,21 +88,49 @@ extension UploadEngine {
             timeouts: request.timeouts, callbacks: callbacks)
     }
 
-    /// Runs `send` on `queue` with the region's `Content-MD5` once it is
+    /// Runs `send` on `queue` with the region's checksum once it is
     /// hashed, while the attempt is still the task's; a file that cannot be
     /// read ends the attempt.
-    private func withMD5(
+    private func withChecksum(
         _ digest: PreparedDigest, _ id: TaskID, attempt number: Int,
-        _ send: @escaping @Sendable (_ md5: String, _ parent: HTTPTransport.Attempt) -> Void
+        _ send: @escaping @Sendable (_ checksum: String, _ parent: HTTPTransport.Attempt) -> Void
     ) {
         digest.whenReady { result in
             self.queue.async {
                 guard self.isCurrent(id, attempt: number), let parent = self.records[id]?.attempt else { return }
                 switch result {
-                case .success(let md5): send(md5, parent)
+                case .success(let checksum): send(checksum, parent)
                 case .failure(let failure): self.finishS3(id, attempt: number, .failure(failure))
                 }
             }
+        }
+    }
+
+    /// The headers that carry a payload's checksum (for CRC32, with the
+    /// algorithm named as AWS's SDKs name it).
+    private static func checksumHeaders(_ algorithm: S3Checksum, _ value: String) -> [HeaderField] {
+        switch algorithm {
+        case .crc32:
+            return [HeaderField("x-amz-sdk-checksum-algorithm", "CRC32"), HeaderField("x-amz-checksum-crc32", value)]
+        case .md5:
+            return [HeaderField("Content-MD5", value)]
+        }
+    }
+
+    /// Why the server's answer does not confirm the bytes sent, if it does
+    /// not: an MD5 ETag or a returned CRC32 that differs from ours.
+    static func checksumMismatch(
+        _ response: UploadResponse, _ algorithm: S3Checksum, sent: String, part: Int?
+    ) -> String? {
+        let what = part.map { "part \($0)" } ?? "the object"
+        switch algorithm {
+        case .md5:
+            return etagMismatch(response, md5: sent, part: part)
+        case .crc32:
+            guard let returned = response.headers.value(of: "x-amz-checksum-crc32"), returned != sent else {
+                return nil
+            }
+            return "the server's CRC32 for \(what) (\(returned)) is not that of the bytes sent (\(sent))"
         }
     }
 
@@ -126,24 +156,27 @@ extension UploadEngine {
             return finishS3(id, attempt: number, .failure(.protocolError(error.message)))
         }
         let headers = Self.objectHeaders(request)
-        withMD5(PreparedDigest(region, algorithm: .md5), id, attempt: number) { md5, parent in
+        let algorithm = settings.checksumAlgorithm
+        withChecksum(PreparedDigest(region, algorithm: .s3(algorithm)), id, attempt: number) { checksum, parent in
             parent.adopt(
                 self.sendSigned(
-                    line, headers: headers + [HeaderField("Content-MD5", md5)],
+                    line, headers: headers + Self.checksumHeaders(algorithm, checksum),
                     body: RequestBody(contentType: "application/octet-stream", segments: [.file(region)]),
                     request: request, signer: signer,
                     callbacks: self.s3Callbacks(id, attempt: number, part: 1) { outcome in
-                        self.putAnswered(id, attempt: number, md5: md5, outcome: outcome)
+                        self.putAnswered(id, attempt: number, algorithm, checksum, outcome: outcome)
                     }))
         }
     }
 
-    private func putAnswered(_ id: TaskID, attempt number: Int, md5: String, outcome: HTTPTransport.Outcome) {
+    private func putAnswered(
+        _ id: TaskID, attempt number: Int, _ algorithm: S3Checksum, _ checksum: String, outcome: HTTPTransport.Outcome
+    ) {
         guard isCurrent(id, attempt: number), let record = records[id] else { return }
         record.s3InFlight = [:]
         switch outcome.result {
         case .success(let response) where (200..<300).contains(response.status):
-            if let mismatch = Self.etagMismatch(response, md5: md5, part: nil) {
+            if let mismatch = Self.checksumMismatch(response, algorithm, sent: checksum, part: nil) {
                 return finishS3(id, attempt: number, .failure(.protocolError(mismatch)))
             }
             finishS3(id, attempt: number, .success(response), offset: record.snapshot.progress.totalBytes ?? 0)
@@ -194,24 +227,27 @@ extension UploadEngine {
                 sendSigned(
                     line, headers: headers, body: body, request: request, signer: signer,
                     callbacks: s3Callbacks(id, attempt: number, part: nil) { outcome in
-                        self.s3Answered(id, attempt: number, exchange, outcome: outcome, md5: nil)
+                        self.s3Answered(id, attempt: number, exchange, outcome: outcome, checksum: nil)
                     }))
             return
         }
-        // The part's MD5 goes in a header, before the body: hashed on a
-        // thread of its own, and the next parts' meanwhile.
+        let algorithm = machine.upload?.checksumAlgorithm ?? .md5
+        // The part's checksum goes in a header, before the body: hashed on
+        // a thread of its own, and the next parts' meanwhile.
         guard let region = Self.partRegion(machine, range) else {
             return finishS3(id, attempt: number, .failure(.other("s3: a part to send with no file snapshot")))
         }
-        let digest = PreparedDigest.reuse(record.s3Prepared.removeValue(forKey: part), for: region, algorithm: .md5)
-        withMD5(digest, id, attempt: number) { md5, parent in
+        let digest = PreparedDigest.reuse(
+            record.s3Prepared.removeValue(forKey: part), for: region, algorithm: .s3(algorithm))
+        withChecksum(digest, id, attempt: number) { checksum, parent in
             parent.adopt(
                 self.sendSigned(
-                    line, headers: headers + [HeaderField("Content-MD5", md5)],
+                    line, headers: headers + Self.checksumHeaders(algorithm, checksum),
                     body: RequestBody(contentType: "application/octet-stream", segments: [.file(region)]),
                     request: request, signer: signer,
                     callbacks: self.s3Callbacks(id, attempt: number, part: part) { outcome in
-                        self.s3Answered(id, attempt: number, exchange, outcome: outcome, md5: md5)
+                        self.s3Answered(
+                            id, attempt: number, exchange, outcome: outcome, checksum: (algorithm, checksum))
                     }))
         }
     }
@@ -230,9 +266,9 @@ extension UploadEngine {
         let object = settings.location
         switch exchange {
         case .create:
-            return (
-                try settings.endpoint.line("POST", object, query: [("uploads", nil)]), Self.objectHeaders(request), nil
-            )
+            var headers = Self.objectHeaders(request)
+            if settings.checksumAlgorithm == .crc32 { headers.append(HeaderField("x-amz-checksum-algorithm", "CRC32")) }
+            return (try settings.endpoint.line("POST", object, query: [("uploads", nil)]), headers, nil)
         case .uploadPart(let uploadID, let number, _):
             return (
                 try settings.endpoint.line(
@@ -247,7 +283,9 @@ extension UploadEngine {
             let xml =
                 "<CompleteMultipartUpload xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">"
                 + parts.map {
-                    "<Part><PartNumber>\($0.number)</PartNumber><ETag>\(Self.xmlEscaped($0.etag))</ETag></Part>"
+                    "<Part><PartNumber>\($0.number)</PartNumber><ETag>\(Self.xmlEscaped($0.etag))</ETag>"
+                        + ($0.checksum.map { "<ChecksumCRC32>\(Self.xmlEscaped($0))</ChecksumCRC32>" } ?? "")
+                        + "</Part>"
                 }
                 .joined() + "</CompleteMultipartUpload>"
             let bytes = Array(xml.utf8)
@@ -291,7 +329,7 @@ extension UploadEngine {
 
     private func s3Answered(
         _ id: TaskID, attempt number: Int, _ exchange: S3MultipartStateMachine.Exchange,
-        outcome: HTTPTransport.Outcome, md5: String?
+        outcome: HTTPTransport.Outcome, checksum: (S3Checksum, String)?
     ) {
         guard isCurrent(id, attempt: number), let record = records[id], record.s3 != nil else { return }
         let event: S3MultipartStateMachine.Event
@@ -302,7 +340,7 @@ extension UploadEngine {
             record.lastRetryAfter = outcome.retryAfter
             event = .failed(exchange, Self.fault(response))
         case .success(let response):
-            event = Self.event(for: exchange, response: response, md5: md5)
+            event = Self.event(for: exchange, response: response, checksum: checksum)
             if case .complete = exchange { record.lastAnswer = response }
         }
         if case .uploadPart(_, let part, _) = exchange { record.s3InFlight[part] = nil }
@@ -349,12 +387,12 @@ extension UploadEngine {
             guard record.s3Prepared.count < machine.concurrency,
                 let region = Self.partRegion(machine, upload.range(ofPart: number))
             else { break }
-            record.s3Prepared[number] = PreparedDigest(region, algorithm: .md5)
+            record.s3Prepared[number] = PreparedDigest(region, algorithm: .s3(upload.checksumAlgorithm))
         }
     }
 
     private static func event(
-        for exchange: S3MultipartStateMachine.Exchange, response: UploadResponse, md5: String?
+        for exchange: S3MultipartStateMachine.Exchange, response: UploadResponse, checksum: (S3Checksum, String)?
     ) -> S3MultipartStateMachine.Event {
         do {
             switch exchange {
@@ -362,14 +400,16 @@ extension UploadEngine {
                 guard case .created(let uploadID) = try S3Answer.decode(response.body, as: .create) else { break }
                 return .created(uploadID: uploadID)
             case .uploadPart(let uploadID, let number, _):
-                if let mismatch = etagMismatch(response, md5: md5 ?? "", part: number) {
+                let (algorithm, sent) = checksum ?? (.md5, "")
+                if let mismatch = checksumMismatch(response, algorithm, sent: sent, part: number) {
                     return .failed(exchange, .transport(.protocolError(mismatch)))
                 }
                 guard let etag = response.headers.value(of: "ETag") else {
                     return .failed(
                         exchange, .transport(.protocolError("the server's answer to part \(number) has no ETag")))
                 }
-                return .partSent(uploadID: uploadID, number: number, etag: etag)
+                return .partSent(
+                    uploadID: uploadID, number: number, etag: etag, checksum: algorithm == .crc32 ? sent : nil)
             case .listParts(let uploadID, _):
                 guard case .parts(let parts, let next) = try S3Answer.decode(response.body, as: .listParts) else {
                     break

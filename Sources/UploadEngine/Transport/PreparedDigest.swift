@@ -1,3 +1,4 @@
+import CLinux
 import Crypto
 import Dispatch
 import FormData
@@ -6,7 +7,7 @@ import Glibc
 import NIOConcurrencyHelpers
 
 /// The digest of a region of a file (tus's `Upload-Checksum` of a chunk,
-/// S3's `Content-MD5` of a part), computed off the engine's queue. The
+/// S3's CRC32 or `Content-MD5` of a part), computed off the engine's queue. The
 /// digest must be in the headers before the body, so the next chunk's is
 /// computed while this one is on the wire: hashing overlaps the transfer
 /// instead of adding to it. Only the digest is kept: the region is then
@@ -14,11 +15,11 @@ import NIOConcurrencyHelpers
 /// between fails the snapshot check or the server's checksum.
 final class PreparedDigest: Sendable {
     let range: Range<Int64>
-    let algorithm: TusChecksumAlgorithm
+    let algorithm: DigestAlgorithm
     private let group = DispatchGroup()
     private let result = NIOLockedValueBox<Result<String, UploadFailure>?>(nil)
 
-    init(_ region: FormData.FileRegion, algorithm: TusChecksumAlgorithm) {
+    init(_ region: FormData.FileRegion, algorithm: DigestAlgorithm) {
         range = region.offset..<region.offset + region.length
         self.algorithm = algorithm
         let body = RequestBody(contentType: "application/octet-stream", segments: [.file(region)])
@@ -44,7 +45,7 @@ final class PreparedDigest: Sendable {
 
     /// `prepared` when it is the digest of `region` with `algorithm` (what
     /// was hashed ahead is what is sent), else a new one.
-    static func reuse(_ prepared: PreparedDigest?, for region: FormData.FileRegion, algorithm: TusChecksumAlgorithm)
+    static func reuse(_ prepared: PreparedDigest?, for region: FormData.FileRegion, algorithm: DigestAlgorithm)
         -> PreparedDigest
     {
         if let prepared, prepared.range == region.offset..<region.offset + region.length,
@@ -60,10 +61,10 @@ final class PreparedDigest: Sendable {
     }
 
     /// Reads the body through one 1 MiB buffer, hashing as it goes.
-    private static func digest(_ body: RequestBody, _ algorithm: TusChecksumAlgorithm) throws(FormDataError) -> String {
+    private static func digest(_ body: RequestBody, _ algorithm: DigestAlgorithm) throws(FormDataError) -> String {
         let reader = body.makeReader()
         defer { reader.close() }
-        var digest = TusDigest(algorithm)
+        var digest = StreamingDigest(algorithm)
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
         defer { buffer.deallocate() }
         while !reader.isFinished {
@@ -75,26 +76,44 @@ final class PreparedDigest: Sendable {
     }
 }
 
-/// An `Upload-Checksum` digest, fed as the bytes come.
-struct TusDigest {
-    private var hash: any HashFunction
+/// What a digest is for: a tus chunk's `Upload-Checksum`, or an S3 part's checksum.
+enum DigestAlgorithm: Sendable, Hashable {
+    case tus(TusChecksumAlgorithm)
+    case s3(S3Checksum)
+}
 
-    init(_ algorithm: TusChecksumAlgorithm) {
+/// A digest fed as the bytes come.
+struct StreamingDigest {
+    private var hash: (any HashFunction)?
+    private var crc: UInt = 0
+
+    init(_ algorithm: DigestAlgorithm) {
         switch algorithm {
-        case .md5: hash = Insecure.MD5()
-        case .sha1: hash = Insecure.SHA1()
-        case .sha256: hash = SHA256()
-        case .sha384: hash = SHA384()
-        case .sha512: hash = SHA512()
+        case .tus(.md5), .s3(.md5): hash = Insecure.MD5()
+        case .tus(.sha1): hash = Insecure.SHA1()
+        case .tus(.sha256): hash = SHA256()
+        case .tus(.sha384): hash = SHA384()
+        case .tus(.sha512): hash = SHA512()
+        // zlib's CRC32 runs at about 3 GB/s here, MD5 at 0.6.
+        case .s3(.crc32): hash = nil
         }
     }
 
     mutating func update(_ bytes: UnsafeRawBufferPointer) {
-        hash.update(bufferPointer: bytes)
+        if hash != nil {
+            hash!.update(bufferPointer: bytes)
+        } else if let base = bytes.baseAddress {
+            crc = crc32_z(crc, base.assumingMemoryBound(to: UInt8.self), bytes.count)
+        }
     }
 
-    /// As `Upload-Checksum` carries it.
+    /// As `Upload-Checksum`, `Content-MD5` and `x-amz-checksum-crc32`
+    /// carry it: the digest's bytes (the CRC big-endian) in base64.
     var base64: String {
-        hash.finalize().withUnsafeBytes { Data($0) }.base64EncodedString()
+        guard let hash else {
+            let value = UInt32(truncatingIfNeeded: crc).bigEndian
+            return withUnsafeBytes(of: value) { Data($0) }.base64EncodedString()
+        }
+        return hash.finalize().withUnsafeBytes { Data($0) }.base64EncodedString()
     }
 }

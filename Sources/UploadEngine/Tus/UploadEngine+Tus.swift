@@ -124,12 +124,12 @@ extension UploadEngine {
         // The checksum goes in a header, before the body; the lane's next
         // chunk is hashed meanwhile.
         let prepared = PreparedDigest.reuse(
-            record.tusPrepared.removeValue(forKey: lane), for: region, algorithm: algorithm)
+            record.tusPrepared.removeValue(forKey: lane), for: region, algorithm: .tus(algorithm))
         if let next = machine.chunk(following: chunk, lane: lane) {
             record.tusPrepared[lane] = PreparedDigest(
                 FileRegion(
                     path: path, field: "tus", offset: next.lowerBound, length: Int64(next.count), snapshot: file),
-                algorithm: algorithm)
+                algorithm: .tus(algorithm))
         }
         prepared.whenReady { result in
             let digest: String
@@ -293,7 +293,7 @@ extension UploadEngine {
     }
 
     static func digest(_ bytes: UnsafeRawBufferPointer, _ algorithm: TusChecksumAlgorithm) -> String {
-        var digest = TusDigest(algorithm)
+        var digest = StreamingDigest(.tus(algorithm))
         digest.update(bytes)
         return digest.base64
     }
