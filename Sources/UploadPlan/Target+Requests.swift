@@ -163,7 +163,7 @@ extension Target {
             guard file.path != "-" else { throw .s3("standard input cannot go to S3 yet: give a file") }
             let settings = S3Settings(
                 location: base.object(for: file.displayName), endpoint: endpoint, profile: s3.awsProfile,
-                partSize: s3.partSize, partConcurrency: s3.partConcurrency)
+                partSize: s3.partSize, partConcurrency: s3.partConcurrency, checksum: s3.checksum)
             let line: S3RequestLine
             do throws(S3ConfigurationError) {
                 line = try endpoint.line("PUT", settings.location)

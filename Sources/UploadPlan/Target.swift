@@ -112,12 +112,15 @@ public struct S3TargetOptions: Sendable, Hashable, Codable {
     public var acl: String?
     /// The objects' Content-Type; else each file's, from the MIME table.
     public var contentType: String?
+    /// `--checksum`; `nil` is CRC32.
+    public var checksum: S3Checksum?
 
     public init(
         endpoint: String? = nil, region: String? = nil, pathStyle: Bool = false, awsProfile: String? = nil,
         partSize: Int64? = nil, partConcurrency: Int = S3Settings.defaultPartConcurrency, storageClass: String? = nil,
-        acl: String? = nil, contentType: String? = nil
+        acl: String? = nil, contentType: String? = nil, checksum: S3Checksum? = nil
     ) {
+        self.checksum = checksum
         self.endpoint = endpoint
         self.region = region
         self.pathStyle = pathStyle

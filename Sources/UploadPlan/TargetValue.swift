@@ -153,6 +153,15 @@ public enum TargetValue {
         return name
     }
 
+    /// How S3 checks each part: `crc32` (the default) or `md5`.
+    public static func s3Checksum(_ text: String) throws(TargetValueError) -> S3Checksum {
+        guard let checksum = S3Checksum(rawValue: trimmed(text[...]).lowercased()) else {
+            throw TargetValueError(
+                "\(quoted(text)) is not a checksum: use crc32 (x-amz-checksum-crc32) or md5 (Content-MD5)")
+        }
+        return checksum
+    }
+
     /// S3's canned ACLs.
     public static let cannedACLs = [
         "private", "public-read", "public-read-write", "authenticated-read", "aws-exec-read", "bucket-owner-read",

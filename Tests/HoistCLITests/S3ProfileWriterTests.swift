@@ -12,7 +12,8 @@ import UploadPlan
     @Test func anS3TargetSurvivesASaveAndALoad() throws {
         let options = S3TargetOptions(
             endpoint: "http://127.0.0.1:9000", region: "eu-central-1", pathStyle: false, awsProfile: "work",
-            partSize: 16 << 20, partConcurrency: 6, storageClass: "STANDARD_IA", acl: "private")
+            partSize: 16 << 20, partConcurrency: 6, storageClass: "STANDARD_IA", acl: "private",
+            checksum: .md5)
         let target = Target(url: "s3://my-bucket/nightly/", s3: options)
         let text = Profile.table(name: "backups", target: target, entries: [], origin: nil)
         #expect(text.contains("s3://my-bucket/nightly/"), "\(text)")

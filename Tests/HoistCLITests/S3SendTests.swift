@@ -134,6 +134,15 @@ import Testing
         #expect(fields[1] as? String == "text/plain; charset=utf-8")
         #expect(fields[2] as? [String: String] == ["batch": "42"])
         #expect(fields[3] as? Bool == true)
+        // By default each object goes with its CRC32, which moto keeps.
+        let crc = try await moto.crc32("photos", "notes.txt")
+        #expect(crc.stored == crc.computed)
+
+        let md5 = try await hoist(
+            ["send", "s3://photos/md5.txt", "-T", file.path, "--checksum", "md5", "--no-history", "--no-journal"],
+            environment: environment)
+        #expect(md5.status == 0, "\(md5.stderr)\n\(moto.logTail())")
+        #expect(try await moto.crc32("photos", "md5.txt").stored == nil)
     }
 
     @Test func aProfileNamesTheBucketPrefixEndpointAndOptions() async throws {
@@ -206,6 +215,7 @@ import Testing
             (["s3://photos/", "-T", file.path, "--endpoint", "ftp://x"], "--endpoint"),
             (["s3://photos/", "-T", file.path, "--acl", "everyone"], "is not a canned ACL"),
             (["s3://photos/", "-T", file.path, "--storage-class", "cold"], "is not a storage class"),
+            (["s3://photos/", "-T", file.path, "--checksum", "sha1"], "is not a checksum: use crc32"),
         ]
         for (arguments, message) in cases {
             let result = try await hoist(["send"] + arguments + ["--no-history", "--no-journal"])

@@ -31,7 +31,8 @@ import Testing
                   <Part><PartNumber>2</PartNumber><LastModified>2010-11-10T20:48:34.000Z</LastModified>
                     <ETag>"7778aef83f66abc1fa1e8477f296d394"</ETag><Size>10485760</Size></Part>
                   <Part><PartNumber>3</PartNumber><LastModified>2010-11-10T20:48:33.000Z</LastModified>
-                    <ETag>"aaaa18db4cc2f85cedef654fccc4a4x8"</ETag><Size>10485760</Size></Part>
+                    <ETag>"aaaa18db4cc2f85cedef654fccc4a4x8"</ETag><ChecksumCRC32>CURzpQ==</ChecksumCRC32>
+                    <Size>10485760</Size></Part>
                 </ListPartsResult>
                 """), as: .listParts)
         #expect(
@@ -39,7 +40,9 @@ import Testing
                 == .parts(
                     [
                         S3Part(number: 2, etag: "\"7778aef83f66abc1fa1e8477f296d394\"", size: 10_485_760),
-                        S3Part(number: 3, etag: "\"aaaa18db4cc2f85cedef654fccc4a4x8\"", size: 10_485_760),
+                        S3Part(
+                            number: 3, etag: "\"aaaa18db4cc2f85cedef654fccc4a4x8\"", size: 10_485_760,
+                            checksum: "CURzpQ=="),
                     ], nextMarker: 3))
         let empty = try S3Answer.decode(
             bytes("<ListPartsResult><IsTruncated>false</IsTruncated></ListPartsResult>"), as: .listParts)

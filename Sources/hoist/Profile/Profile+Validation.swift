@@ -69,6 +69,7 @@ extension Profile {
                 ?? S3Settings.defaultPartConcurrency
             s3.storageClass = try check(raw.storageClass, "storage_class", TargetValue.storageClass)
             s3.acl = try check(raw.acl, "acl", TargetValue.acl)
+            s3.checksum = try check(raw.checksum, "checksum", TargetValue.s3Checksum)
             settings.s3 = s3
         } else if s3Transfer {
             throw ProfileValueError("transfer = \"s3\" needs bucket (and prefix), or an s3:// url")
@@ -76,7 +77,7 @@ extension Profile {
             let s3Keys: [(String, Any?)] = [
                 ("bucket", raw.bucket), ("prefix", raw.prefix), ("endpoint", raw.endpoint), ("region", raw.region),
                 ("aws_profile", raw.awsProfile), ("part_size", raw.partSize), ("part_concurrency", raw.partConcurrency),
-                ("storage_class", raw.storageClass), ("acl", raw.acl),
+                ("storage_class", raw.storageClass), ("acl", raw.acl), ("checksum", raw.checksum),
             ]
             if let key = s3Keys.first(where: { $0.1 != nil })?.0 {
                 throw ProfileValueError("\(key): goes with transfer = \"s3\" (or an s3:// url)")

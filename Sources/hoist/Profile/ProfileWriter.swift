@@ -90,6 +90,7 @@ extension Profile {
             }
             if let storageClass = s3.storageClass { add("storage_class", quote(literal: storageClass)) }
             if let acl = s3.acl { add("acl", quote(literal: acl)) }
+            if let checksum = s3.checksum { add("checksum", quote(checksum.rawValue)) }
         }
         let defaults = Timeouts()
         if let total = target.timeouts.total { add("timeout", TargetValue.text(seconds: total)) }

@@ -47,6 +47,7 @@ struct RawProfile: Decodable, Sendable {
     var partConcurrency: Int?
     var storageClass: String?
     var acl: String?
+    var checksum: String?
     var fields: [Pair]?
     var headers: [Pair]?
 
@@ -62,7 +63,7 @@ struct RawProfile: Decodable, Sendable {
         case partSize = "part_size"
         case partConcurrency = "part_concurrency"
         case storageClass = "storage_class"
-        case acl
+        case acl, checksum
         case fields, headers
     }
 
@@ -100,6 +101,7 @@ struct RawProfile: Decodable, Sendable {
         partConcurrency = try container.decodeIfPresent(Int.self, forKey: .partConcurrency)
         storageClass = try container.decodeIfPresent(String.self, forKey: .storageClass)
         acl = try container.decodeIfPresent(String.self, forKey: .acl)
+        checksum = try container.decodeIfPresent(String.self, forKey: .checksum)
         fields = try container.decodeIfPresent([Pair].self, forKey: .fields)
         headers = try container.decodeIfPresent([Pair].self, forKey: .headers)
     }

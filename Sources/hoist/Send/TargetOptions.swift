@@ -109,18 +109,27 @@ struct S3CommandOptions: ParsableArguments {
     var acl: String?
 
     @Option(
+        help: ArgumentHelp(
+            "How the server checks each part: crc32 (x-amz-checksum-crc32, the default, as aws-cli) or md5 (Content-MD5, for servers without CRC32 checksums).",
+            valueName: "crc32|md5"),
+        transform: TargetValue.s3Checksum)
+    var checksum: S3Checksum?
+
+    @Option(
         name: .customLong("content-type"),
         help: ArgumentHelp("The objects' Content-Type (default: from each file's extension).", valueName: "type"))
     var contentType: String?
 
     /// `nil` when no S3 option was given.
     var options: S3TargetOptions? {
-        let given: [Any?] = [endpoint, region, awsProfile, partSize, partConcurrency, storageClass, acl, contentType]
+        let given: [Any?] = [
+            endpoint, region, awsProfile, partSize, partConcurrency, storageClass, acl, contentType, checksum,
+        ]
         guard pathStyle || given.contains(where: { $0 != nil }) else { return nil }
         return S3TargetOptions(
             endpoint: endpoint, region: region, pathStyle: pathStyle, awsProfile: awsProfile, partSize: partSize,
             partConcurrency: partConcurrency ?? S3Settings.defaultPartConcurrency, storageClass: storageClass,
-            acl: acl, contentType: contentType)
+            acl: acl, contentType: contentType, checksum: checksum)
     }
 }
 
