@@ -160,7 +160,10 @@ extension Target {
             url: s3.endpoint ?? chain.endpoint, region: chain.region(s3.region, profile: s3.awsProfile),
             pathStyle: s3.pathStyle ? true : nil)
         return try files.map { file throws(PlanError) in
-            guard file.path != "-" else { throw .s3("standard input cannot go to S3 yet: give a file") }
+            let isStandardInput = file.path == "-"
+            if isStandardInput, base.isPrefix {
+                throw .s3("standard input has no name to put under \(url): give the object's key, s3://BUCKET/KEY")
+            }
             let settings = S3Settings(
                 location: base.object(for: file.displayName), endpoint: endpoint, profile: s3.awsProfile,
                 partSize: s3.partSize, partConcurrency: s3.partConcurrency, checksum: s3.checksum)
@@ -171,11 +174,12 @@ extension Target {
                 throw .s3(error.message)
             }
             var choice = file
-            choice.contentType = s3.contentType ?? file.contentType ?? MIMETypes.type(forFilename: file.displayName)
+            let name = isStandardInput ? settings.location.key : file.displayName
+            choice.contentType = s3.contentType ?? file.contentType ?? MIMETypes.type(forFilename: name)
             return UploadRequest(
                 url: line.url, method: .put, headers: headers + s3.headers, body: choice.rawBody, timeouts: timeouts,
-                retry: RetryPolicy(maxRetries: retries), success: SuccessRule(), label: file.displayName,
-                transfer: .s3(settings))
+                retry: RetryPolicy(maxRetries: retries), success: SuccessRule(),
+                label: isStandardInput ? "standard input" : file.displayName, transfer: .s3(settings))
         }
     }
 

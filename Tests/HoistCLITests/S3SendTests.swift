@@ -201,6 +201,38 @@ import Testing
         #expect(moto.requests(containing: "PUT /photos/x.jpg").count == 1)
     }
 
+    /// `-T -`: a stream that ends within a part is one PutObject; a longer
+    /// one goes in parts read one at a time (20 MiB ends on a part boundary).
+    @Test(arguments: [0, 1000, 20 << 20, (12 << 20) + 3])
+    func standardInputBecomesAnObject(_ size: Int) async throws {
+        let (moto, environment) = try await moto()
+        var generator = SeededGenerator(state: UInt64(size) + 1)
+        let bytes = randomBytes(size, using: &generator)
+        let result = try await run(
+            "/usr/bin/time",
+            [
+                "-f", "maxrss_kib=%M", hoistBinary, "send", "s3://photos/stdin/backup.tar", "-T", "-", "--part-size",
+                "5M", "--json", "-s", "--no-history",
+            ], environment: hoistEnvironment(environment)
+        ) { pipe in
+            try? pipe.write(contentsOf: bytes)
+        }
+        #expect(result.status == 0, "\(result.stderr)\n\(moto.logTail())")
+        let line = try jsonObject(try #require(result.stdoutLines.first))
+        #expect(line["name"] as? String == "standard input")
+        #expect((line["bytes_sent"] as? NSNumber)?.intValue == size)
+        let stored = try await moto.object("photos", "stdin/backup.tar")
+        #expect(stored.size == size)
+        #expect(stored.sha256 == sha256(bytes))
+        let parts = (size + (5 << 20) - 1) / (5 << 20)
+        #expect(stored.etag.hasSuffix(parts > 1 ? "-\(parts)\"" : "\""), "\(stored.etag)")
+        #expect(moto.requests(containing: "partNumber=").count == (parts > 1 ? parts : 0))
+        let rss = result.stderr.split(separator: "\n").first { $0.hasPrefix("maxrss_kib=") }.flatMap {
+            Int($0.dropFirst("maxrss_kib=".count))
+        }
+        #expect(try #require(rss) < 100 * 1024, "one part at a time is held, not the stream")
+    }
+
     @Test func badS3InputIsRefusedBeforeAnythingIsSent() async throws {
         let file = randomFile("y.jpg", 10, seed: 4)
         let other = randomFile("z.jpg", 10, seed: 5)
@@ -216,6 +248,7 @@ import Testing
             (["s3://photos/", "-T", file.path, "--acl", "everyone"], "is not a canned ACL"),
             (["s3://photos/", "-T", file.path, "--storage-class", "cold"], "is not a storage class"),
             (["s3://photos/", "-T", file.path, "--checksum", "sha1"], "is not a checksum: use crc32"),
+            (["s3://photos/in/", "-T", "-"], "give the object's key, s3://BUCKET/KEY"),
         ]
         for (arguments, message) in cases {
             let result = try await hoist(["send"] + arguments + ["--no-history", "--no-journal"])

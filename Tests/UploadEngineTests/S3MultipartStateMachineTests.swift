@@ -45,6 +45,39 @@ import Testing
         #expect(m.partsInFlight == 3)
     }
 
+    @Test func aStreamGoesOnePartAtATimeAndCompletesWhenItEnds() throws {
+        var m = Machine(path: "-", partSize: 5 * Self.mib, concurrency: 4, checkpoint: nil, isStream: true)
+        #expect(m.handle(.start(file: nil)).sends == [.create])
+        #expect(parts(m.handle(.created(uploadID: "u1")).sends) == [1], "one part at a time from a stream")
+        #expect(parts(m.handle(.partSent(uploadID: "u1", number: 1, etag: "\"e1\"")).sends) == [2])
+        // Part 2 is read and turns out to end the stream, 3 bytes in.
+        let ended = m.handle(.streamEnded(length: 5 * Self.mib + 3))
+        #expect(ended.sends.isEmpty)
+        #expect(ended.checkpoint?.partCount == 2)
+        let last = m.handle(.partSent(uploadID: "u1", number: 2, etag: "\"e2\""))
+        guard case .complete("u1", let listed)? = last.sends.first else {
+            Issue.record("expected CompleteMultipartUpload, got \(last.sends)")
+            return
+        }
+        #expect(listed.map(\.size) == [5 * Self.mib, 3])
+    }
+
+    @Test func aStreamLongerThanTenThousandPartsFailsInsteadOfCompleting() throws {
+        // The server holds 9,999 parts (a retry asked ListParts); the stream has not ended.
+        let held = (1...9_999).map { S3Part(number: $0, etag: "\"e\"", size: 5 * Self.mib) }
+        let saved = S3Checkpoint(uploadID: "u1", partSize: 5 * Self.mib, length: 10_000 * 5 * Self.mib, file: nil)
+        var m = Machine(path: "-", partSize: 5 * Self.mib, concurrency: 1, checkpoint: saved, isStream: true)
+        _ = m.handle(.start(file: nil))
+        #expect(parts(m.handle(.listed(uploadID: "u1", held, nextMarker: nil)).sends) == [10_000])
+        let step = m.handle(.partSent(uploadID: "u1", number: 10_000, etag: "\"e\""))
+        #expect(step.sends.isEmpty)
+        guard case .fail(let failure)? = step.end else {
+            Issue.record("expected a failure, got \(step)")
+            return
+        }
+        #expect("\(failure)".contains("give a larger --part-size"))
+    }
+
     @Test func freedSlotsSendNothingWhileThePartsAreListed() throws {
         let (path, snapshot) = file(24 * Self.mib)
         let saved = S3Checkpoint(uploadID: "u1", partSize: 8 * Self.mib, length: 24 * Self.mib, file: snapshot)

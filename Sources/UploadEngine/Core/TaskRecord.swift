@@ -25,8 +25,8 @@ final class TaskRecord {
     var tusInFlight: [Int: Int64] = [:]
     /// Each lane's next chunk, read and hashed ahead (see `PreparedDigest`).
     var tusPrepared: [Int: PreparedDigest] = [:]
-    /// Standard input being sent as a tus upload of deferred length.
-    var tusStream: TusStreamBuffer?
+    /// Standard input being sent (a tus upload of deferred length, or S3).
+    var stream: StreamBuffer?
     /// The answer to a resumable driver's latest exchange (tus or S3): the
     /// task's response when it ends, and its `Retry-After`.
     var lastAnswer: UploadResponse?

@@ -145,7 +145,6 @@ public enum S3PartSize {
     }
 }
 
-/// The client's S3 choices for one object.
 /// How the server checks each part's bytes.
 public enum S3Checksum: String, Sendable, Hashable, Codable, CaseIterable {
     /// `x-amz-checksum-crc32`, as aws-cli and AWS's SDKs send by default:
@@ -156,6 +155,7 @@ public enum S3Checksum: String, Sendable, Hashable, Codable, CaseIterable {
     case md5
 }
 
+/// The client's S3 choices for one object.
 public struct S3Settings: Sendable, Hashable, Codable {
     public var location: S3Location
     public var endpoint: S3Endpoint

@@ -77,6 +77,8 @@ struct S3MultipartStateMachine: Sendable {
         case completed(uploadID: String)
         /// The engine's request slots widened `allowance`: more parts may go.
         case slotsFreed
+        /// Standard input ended: the upload is `length` bytes.
+        case streamEnded(length: Int64)
         /// The exchange failed: an S3 error answer, or no answer at all.
         case failed(Exchange, S3Fault)
     }
@@ -103,6 +105,9 @@ struct S3MultipartStateMachine: Sendable {
     let concurrency: Int
     /// For an upload this machine creates (a resumed one keeps its own).
     let checksum: S3Checksum
+    /// Standard input: parts go one at a time, and the length is known
+    /// only once the stream ends (until then the most parts S3 takes).
+    let isStream: Bool
     /// Parts this upload may have on the wire now, set by the engine before
     /// each event: the engine's concurrency limit counts every request, so
     /// parts share it with the other tasks (at least one is always allowed).
@@ -114,18 +119,22 @@ struct S3MultipartStateMachine: Sendable {
     private var inFlight: Set<Int> = []
     /// Parts may go: the upload exists and is not being listed or completed.
     private var sendingParts = false
+    /// Standard input ended, so `upload.length` is its length.
+    private var streamLength: Int64?
     /// Parts `ListParts` has returned so far in this attempt.
     private var listed: [S3Part] = []
     private var restarted = false
     private var ended = false
 
     init(
-        path: String, partSize: Int64, concurrency: Int, checkpoint: S3Checkpoint?, checksum: S3Checksum = .crc32
+        path: String, partSize: Int64, concurrency: Int, checkpoint: S3Checkpoint?, checksum: S3Checksum = .crc32,
+        isStream: Bool = false
     ) {
         self.checksum = checksum
+        self.isStream = isStream
         self.path = path
         self.partSize = checkpoint?.partSize ?? partSize
-        self.concurrency = max(1, concurrency)
+        self.concurrency = isStream ? 1 : max(1, concurrency)
         self.upload = checkpoint
         self.file = checkpoint?.file
     }
@@ -165,8 +174,9 @@ struct S3MultipartStateMachine: Sendable {
             // An answer about an upload the server lost and this one replaced.
             return Step()
         case .created(let uploadID):
+            let length = isStream ? partSize * S3PartSize.maximumParts : file?.size ?? 0
             let created = S3Checkpoint(
-                uploadID: uploadID, partSize: partSize, length: file?.size ?? 0, file: file, checksum: checksum)
+                uploadID: uploadID, partSize: partSize, length: length, file: file, checksum: checksum)
             upload = created
             sendingParts = true
             return Step(checkpoint: created, sends: fill())
@@ -182,6 +192,12 @@ struct S3MultipartStateMachine: Sendable {
             upload.parts.append(S3Part(number: number, etag: etag, size: size, checksum: crc))
             upload.parts.sort { $0.number < $1.number }
             self.upload = upload
+            if isStream, streamLength == nil, upload.parts.count == upload.partCount {
+                ended = true
+                return fail(
+                    .other(
+                        "standard input is longer than 10,000 parts of \(partSize) bytes: give a larger --part-size"))
+            }
             if upload.parts.count == upload.partCount, inFlight.isEmpty {
                 sendingParts = false
                 return Step(checkpoint: upload, sends: [.complete(uploadID: upload.uploadID, upload.parts)])
@@ -189,6 +205,17 @@ struct S3MultipartStateMachine: Sendable {
             return Step(checkpoint: upload, sends: fill())
         case .slotsFreed:
             return Step(sends: fill())
+        case .streamEnded(let length):
+            guard var upload else { return Step() }
+            streamLength = length
+            upload.length = length
+            self.upload = upload
+            inFlight = inFlight.filter { $0 <= upload.partCount }
+            if upload.parts.count == upload.partCount, inFlight.isEmpty {
+                sendingParts = false
+                return Step(checkpoint: upload, sends: [.complete(uploadID: upload.uploadID, upload.parts)])
+            }
+            return Step(checkpoint: upload)
         case .completed:
             ended = true
             return Step(end: .done)
@@ -209,7 +236,7 @@ struct S3MultipartStateMachine: Sendable {
         switch event {
         case .partSent(let id, _, _, _), .listed(let id, _, _), .completed(let id): about = id
         case .failed(let exchange, _): about = exchange.uploadID
-        case .start, .created, .slotsFreed: return false
+        case .start, .created, .slotsFreed, .streamEnded: return false
         }
         return about != nil && about != upload?.uploadID
     }

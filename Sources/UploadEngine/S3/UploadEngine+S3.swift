@@ -19,15 +19,20 @@ extension UploadEngine {
     func startS3(_ id: TaskID, attempt number: Int) {
         guard let record = records[id] else { return }
         let request = record.snapshot.request
-        guard case .s3(let settings) = request.transfer, case .rawFile(let path, _) = request.body else {
-            return finishS3(id, attempt: number, .failure(.other("an S3 upload sends one file as its body")))
-        }
+        guard case .s3(let settings) = request.transfer else { return }
         let credentials: AWSCredentials
         do {
             credentials = try AWSCredentialChain(environment: environment)
                 .credentials(profile: settings.profile).credentials
         } catch {
             return finishS3(id, attempt: number, .failure(.protocolError(error.message)))
+        }
+        if case .stream(let source, _) = request.body {
+            record.s3Signer = SigV4(credentials: credentials, region: settings.endpoint.region)
+            return startS3Stream(id, attempt: number, settings: settings, source: source)
+        }
+        guard case .rawFile(let path, _) = request.body else {
+            return finishS3(id, attempt: number, .failure(.other("an S3 upload sends one file as its body")))
         }
         let file: FileSnapshot
         do {
@@ -62,6 +67,58 @@ extension UploadEngine {
         performS3(id, attempt: number, handleS3(record, .start(file: file)))
     }
 
+    /// Standard input: its first part decides. A stream that ends within it
+    /// goes as one `PutObject`; a longer one as a multipart upload of parts
+    /// read one at a time, each held in memory until the server has it.
+    private func startS3Stream(_ id: TaskID, attempt number: Int, settings: S3Settings, source: StreamSource) {
+        guard let record = records[id] else { return }
+        record.s3InFlight = [:]
+        record.s3Prepared = [:]
+        if record.stream == nil { record.stream = StreamBuffer(source) }
+        beginResumable(record, attempt: number, totalBytes: nil, offset: record.s3?.offset ?? 0)
+        if record.s3 != nil {
+            if !multipartTasks.contains(id) { multipartTasks.append(id) }
+            return performS3(id, attempt: number, handleS3(record, .start(file: nil)))
+        }
+        let partSize = settings.partSize ?? S3PartSize.preferred
+        readStream(id, attempt: number, 0..<partSize, checksum: settings.checksumAlgorithm) { chunk, checksum in
+            guard let record = self.records[id] else { return }
+            guard chunk.isLast else {
+                record.s3 = S3MultipartStateMachine(
+                    path: "-", partSize: partSize, concurrency: 1, checkpoint: nil,
+                    checksum: settings.checksumAlgorithm, isStream: true)
+                if !self.multipartTasks.contains(id) { self.multipartTasks.append(id) }
+                return self.performS3(id, attempt: number, self.handleS3(record, .start(file: nil)))
+            }
+            record.snapshot.progress.totalBytes = Int64(chunk.bytes.count)
+            self.putObject(id, attempt: number, bytes: chunk.bytes, checksum: checksum)
+        }
+    }
+
+    /// Reads `range` of the task's standard input off the queue, with its
+    /// checksum, then runs `body` on the queue while the attempt is current.
+    private func readStream(
+        _ id: TaskID, attempt number: Int, _ range: Range<Int64>, checksum algorithm: S3Checksum,
+        _ body: @escaping @Sendable (StreamBuffer.Chunk, String) -> Void
+    ) {
+        guard let stream = records[id]?.stream else { return }
+        DispatchQueue.global().async {
+            let chunk: StreamBuffer.Chunk
+            do throws(UploadFailure) {
+                chunk = try stream.chunk(range)
+            } catch {
+                return self.queue.async { self.finishS3(id, attempt: number, .failure(error)) }
+            }
+            var digest = StreamingDigest(.s3(algorithm))
+            chunk.bytes.withUnsafeBytes { digest.update($0) }
+            let checksum = digest.base64
+            self.queue.async {
+                guard self.isCurrent(id, attempt: number) else { return }
+                body(chunk, checksum)
+            }
+        }
+    }
+
     /// Sends `AbortMultipartUpload` for a cancelled upload, and forgets it
     /// so a retry creates a new one.
     func abortS3(_ id: TaskID) {
@@ -93,13 +150,13 @@ extension UploadEngine {
     /// read ends the attempt.
     private func withChecksum(
         _ digest: PreparedDigest, _ id: TaskID, attempt number: Int,
-        _ send: @escaping @Sendable (_ checksum: String, _ parent: HTTPTransport.Attempt) -> Void
+        _ send: @escaping @Sendable (_ checksum: String) -> Void
     ) {
         digest.whenReady { result in
             self.queue.async {
-                guard self.isCurrent(id, attempt: number), let parent = self.records[id]?.attempt else { return }
+                guard self.isCurrent(id, attempt: number) else { return }
                 switch result {
-                case .success(let checksum): send(checksum, parent)
+                case .success(let checksum): send(checksum)
                 case .failure(let failure): self.finishS3(id, attempt: number, .failure(failure))
                 }
             }
@@ -145,7 +202,19 @@ extension UploadEngine {
     // MARK: - PutObject
 
     private func putObject(_ id: TaskID, attempt number: Int, region: FileRegion) {
-        guard let record = records[id], let signer = record.s3Signer,
+        guard case .s3(let settings) = records[id]?.snapshot.request.transfer else { return }
+        let digest = PreparedDigest(region, algorithm: .s3(settings.checksumAlgorithm))
+        withChecksum(digest, id, attempt: number) { checksum in
+            self.putObject(id, attempt: number, segment: .file(region), checksum: checksum)
+        }
+    }
+
+    private func putObject(_ id: TaskID, attempt number: Int, bytes: [UInt8], checksum: String) {
+        putObject(id, attempt: number, segment: .bytes(bytes), checksum: checksum)
+    }
+
+    private func putObject(_ id: TaskID, attempt number: Int, segment: RequestBody.Segment, checksum: String) {
+        guard let record = records[id], let parent = record.attempt, let signer = record.s3Signer,
             case .s3(let settings) = record.snapshot.request.transfer
         else { return }
         let request = record.snapshot.request
@@ -155,18 +224,15 @@ extension UploadEngine {
         } catch {
             return finishS3(id, attempt: number, .failure(.protocolError(error.message)))
         }
-        let headers = Self.objectHeaders(request)
         let algorithm = settings.checksumAlgorithm
-        withChecksum(PreparedDigest(region, algorithm: .s3(algorithm)), id, attempt: number) { checksum, parent in
-            parent.adopt(
-                self.sendSigned(
-                    line, headers: headers + Self.checksumHeaders(algorithm, checksum),
-                    body: RequestBody(contentType: "application/octet-stream", segments: [.file(region)]),
-                    request: request, signer: signer,
-                    callbacks: self.s3Callbacks(id, attempt: number, part: 1) { outcome in
-                        self.putAnswered(id, attempt: number, algorithm, checksum, outcome: outcome)
-                    }))
-        }
+        parent.adopt(
+            sendSigned(
+                line, headers: Self.objectHeaders(request) + Self.checksumHeaders(algorithm, checksum),
+                body: RequestBody(contentType: "application/octet-stream", segments: [segment]),
+                request: request, signer: signer,
+                callbacks: s3Callbacks(id, attempt: number, part: 1) { outcome in
+                    self.putAnswered(id, attempt: number, algorithm, checksum, outcome: outcome)
+                }))
     }
 
     private func putAnswered(
@@ -232,6 +298,29 @@ extension UploadEngine {
             return
         }
         let algorithm = machine.upload?.checksumAlgorithm ?? .md5
+        let send = { @Sendable (segment: RequestBody.Segment, checksum: String) in
+            guard let parent = self.records[id]?.attempt else { return }
+            parent.adopt(
+                self.sendSigned(
+                    line, headers: headers + Self.checksumHeaders(algorithm, checksum),
+                    body: RequestBody(contentType: "application/octet-stream", segments: [segment]),
+                    request: request, signer: signer,
+                    callbacks: self.s3Callbacks(id, attempt: number, part: part) { outcome in
+                        self.s3Answered(
+                            id, attempt: number, exchange, outcome: outcome, checksum: (algorithm, checksum))
+                    }))
+        }
+        if machine.isStream {
+            // The part that ends the stream says the object's length first.
+            return readStream(id, attempt: number, range, checksum: algorithm) { chunk, checksum in
+                if chunk.isLast, let record = self.records[id] {
+                    let length = range.lowerBound + Int64(chunk.bytes.count)
+                    record.snapshot.progress.totalBytes = length
+                    self.performS3(id, attempt: number, self.handleS3(record, .streamEnded(length: length)))
+                }
+                send(.bytes(chunk.bytes), checksum)
+            }
+        }
         // The part's checksum goes in a header, before the body: hashed on
         // a thread of its own, and the next parts' meanwhile.
         guard let region = Self.partRegion(machine, range) else {
@@ -239,17 +328,7 @@ extension UploadEngine {
         }
         let digest = PreparedDigest.reuse(
             record.s3Prepared.removeValue(forKey: part), for: region, algorithm: .s3(algorithm))
-        withChecksum(digest, id, attempt: number) { checksum, parent in
-            parent.adopt(
-                self.sendSigned(
-                    line, headers: headers + Self.checksumHeaders(algorithm, checksum),
-                    body: RequestBody(contentType: "application/octet-stream", segments: [.file(region)]),
-                    request: request, signer: signer,
-                    callbacks: self.s3Callbacks(id, attempt: number, part: part) { outcome in
-                        self.s3Answered(
-                            id, attempt: number, exchange, outcome: outcome, checksum: (algorithm, checksum))
-                    }))
-        }
+        withChecksum(digest, id, attempt: number) { checksum in send(.file(region), checksum) }
     }
 
     /// The bytes of a part, in the file as it was when the upload began.

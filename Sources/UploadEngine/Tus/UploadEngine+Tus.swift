@@ -30,7 +30,7 @@ extension UploadEngine {
             if record.tus == nil {
                 record.tus = TusTransferStateMachine(
                     endpoint: request.url, path: "-", settings: settings, checkpoint: nil, isStream: true)
-                record.tusStream = TusStreamBuffer(source)
+                record.stream = StreamBuffer(source)
             }
         default:
             return finishTus(id, attempt: number, .failure(.other("a tus upload sends one file as its body")))
@@ -100,7 +100,7 @@ extension UploadEngine {
         let request = record.snapshot.request
         let headers = headers(for: exchange, request: request)
         let callbacks = callbacks(id, attempt: number, lane: lane, exchange)
-        if let stream = record.tusStream, let chunk = exchange.chunk {
+        if let stream = record.stream, let chunk = exchange.chunk {
             return sendStreamed(chunk, of: stream, exchange: exchange, callbacks: callbacks, id: id, attempt: number)
         }
         guard let chunk = exchange.chunk, let file = machine.checkpointFile ?? fileSnapshot(record) else {
@@ -151,13 +151,13 @@ extension UploadEngine {
     /// A chunk of standard input, read off the engine's queue; the one that
     /// ends the stream says the upload's length.
     private func sendStreamed(
-        _ range: Range<Int64>, of stream: TusStreamBuffer, exchange: TusExchange, callbacks: HTTPTransport.Callbacks,
+        _ range: Range<Int64>, of stream: StreamBuffer, exchange: TusExchange, callbacks: HTTPTransport.Callbacks,
         id: TaskID, attempt number: Int
     ) {
         guard let parent = records[id]?.attempt, let request = records[id]?.snapshot.request else { return }
         let headers = headers(for: exchange, request: request)
         DispatchQueue.global().async {
-            let chunk: TusStreamBuffer.Chunk
+            let chunk: StreamBuffer.Chunk
             do throws(UploadFailure) {
                 chunk = try stream.chunk(range)
             } catch {

@@ -1,11 +1,11 @@
 import FormData
 import NIOConcurrencyHelpers
 
-/// Standard input for a tus upload of deferred length: read a chunk at a
-/// time, and the last chunk kept until the server confirmed it, so a `PATCH`
-/// that failed can be sent again from the server's offset. Bytes before that
-/// are gone: a stream cannot be read twice.
-final class TusStreamBuffer: @unchecked Sendable {
+/// Standard input for a tus upload of deferred length or an S3 upload: read
+/// a chunk (a part) at a time, and the last one kept until the server
+/// confirmed it, so a `PATCH` or `UploadPart` that failed can be sent again.
+/// Bytes before that are gone: a stream cannot be read twice.
+final class StreamBuffer: @unchecked Sendable {
     struct Chunk: Sendable {
         var bytes: [UInt8]
         /// The stream ended with this chunk: its end is the upload's length.
@@ -43,7 +43,7 @@ final class TusStreamBuffer: @unchecked Sendable {
             state.start += Int64(confirmed)
             let wanted = Int(range.upperBound - state.start)
             // One byte past the chunk tells whether it is the last: that PATCH
-            // must carry Upload-Length.
+            // must carry Upload-Length (and that part is S3's last).
             while state.bytes.count <= wanted, !state.ended, let reader = state.reader {
                 do {
                     guard let next = try reader.nextChunk(maxSize: min(1 << 20, wanted + 1 - state.bytes.count)) else {
