@@ -186,12 +186,8 @@ import Testing
             #expect(try received(done).files.first?.sha256 == sha256(file.bytes))
             #expect(most >= 1, "its slices were mapped")
             #expect(most <= SlicePump.slicesInFlight, "\(most) slices mapped at once")
-
-            let again = open(file.path, O_RDONLY)
-            defer { close(again) }
-            let cachedLease = try #require(LeasedFile.take(again))
-            defer { cachedLease.end() }
-            #expect(cachedLease.isCached(offset: 0, length: 12_000_001), "read by the upload: now in the page cache")
+            // (Whether every page is still cached afterwards is the kernel's
+            // choice: a busy CI run once found one evicted.)
         }
     }
 

@@ -63,7 +63,6 @@ extension UploadEngine {
                 checksum: settings.checksumAlgorithm)
         }
         beginResumable(record, attempt: number, totalBytes: file.size, offset: record.s3!.offset)
-        if !multipartTasks.contains(id) { multipartTasks.append(id) }
         performS3(id, attempt: number, handleS3(record, .start(file: file)))
     }
 
@@ -77,7 +76,6 @@ extension UploadEngine {
         if record.stream == nil { record.stream = StreamBuffer(source) }
         beginResumable(record, attempt: number, totalBytes: nil, offset: record.s3?.offset ?? 0)
         if record.s3 != nil {
-            if !multipartTasks.contains(id) { multipartTasks.append(id) }
             return performS3(id, attempt: number, handleS3(record, .start(file: nil)))
         }
         let partSize = settings.partSize ?? S3PartSize.preferred
@@ -87,7 +85,6 @@ extension UploadEngine {
                 record.s3 = S3MultipartStateMachine(
                     path: "-", partSize: partSize, concurrency: 1, checkpoint: nil,
                     checksum: settings.checksumAlgorithm, isStream: true)
-                if !self.multipartTasks.contains(id) { self.multipartTasks.append(id) }
                 return self.performS3(id, attempt: number, self.handleS3(record, .start(file: nil)))
             }
             record.snapshot.progress.totalBytes = Int64(chunk.bytes.count)
@@ -442,10 +439,13 @@ extension UploadEngine {
     }
 
     /// Hands an event to a task's multipart machine with its allowance:
-    /// the slots the other tasks and the queue leave it, one at least.
+    /// the slots the other tasks and the queue leave it, one at least. A
+    /// start counts the task among the multipart uploads.
     private func handleS3(_ record: TaskRecord, _ event: S3MultipartStateMachine.Event) -> S3MultipartStateMachine.Step
     {
-        let others = index.running - 1 + extraParts(except: record.snapshot.id) + index.queuedCount
+        let id = record.snapshot.id
+        if case .start = event, !multipartTasks.contains(id) { multipartTasks.append(id) }
+        let others = index.running - 1 + extraParts(except: id) + index.queuedCount
         record.s3!.allowance = max(1, concurrency - others)
         return record.s3!.handle(event)
     }
