@@ -233,6 +233,32 @@ import Testing
         #expect(try #require(rss) < 100 * 1024, "one part at a time is held, not the stream")
     }
 
+    /// A part of standard input that the connection lost goes again from
+    /// memory: the stream is not read twice, and the object is whole.
+    @Test func aLostPartOfStandardInputIsSentAgainFromMemory() async throws {
+        let (moto, environment) = try await moto()
+        let proxy = try await CuttingProxy.start(before: moto.endpoint, cutting: "partNumber=2&")
+        var generator = SeededGenerator(state: 77)
+        let bytes = randomBytes((12 << 20) + 3, using: &generator)
+        let result = try await hoist(
+            [
+                "send", "s3://photos/stdin/cut.bin", "-T", "-", "--part-size", "5M", "--endpoint", proxy.endpoint,
+                "--retries", "3", "--json", "-s", "--no-history",
+            ], environment: environment
+        ) { pipe in
+            try? pipe.write(contentsOf: bytes)
+        }
+        #expect(result.status == 0, "\(result.stderr)\n\(moto.logTail())")
+        let line = try jsonObject(try #require(result.stdoutLines.first))
+        #expect((line["attempts"] as? NSNumber)?.intValue == 2)
+        let stored = try await moto.object("photos", "stdin/cut.bin")
+        #expect(stored.sha256 == sha256(bytes))
+        #expect(stored.etag.hasSuffix("-3\""))
+        // Part 1 was confirmed before the cut: it did not go again.
+        #expect(moto.requests(containing: "partNumber=1&").count == 1)
+        #expect(moto.requests(containing: "partNumber=2&").count == 1)
+    }
+
     @Test func badS3InputIsRefusedBeforeAnythingIsSent() async throws {
         let file = randomFile("y.jpg", 10, seed: 4)
         let other = randomFile("z.jpg", 10, seed: 5)

@@ -218,3 +218,61 @@ public final class ConnectionCountingProxy: @unchecked Sendable {
         Int((try? String(contentsOfFile: log.path + "/max", encoding: .utf8)) ?? "") ?? 0
     }
 }
+
+/// A TCP proxy in front of moto that cuts the first request whose head
+/// contains `text` (closing the connection once its head is in), and
+/// forwards every other.
+public final class CuttingProxy: @unchecked Sendable {
+    public let endpoint: String
+    private let process: Subprocess
+
+    static let script = #"""
+        import socket, sys, threading
+        target, text = int(sys.argv[1]), sys.argv[2].encode()
+        state = {"cut": False}
+        def forward(a, b):
+            try:
+                while True:
+                    d = a.recv(1 << 16)
+                    if not d: break
+                    b.sendall(d)
+            except OSError: pass
+            try: b.shutdown(socket.SHUT_WR)
+            except OSError: pass
+        def serve(client):
+            head = b""
+            while b"\r\n\r\n" not in head:
+                d = client.recv(1 << 16)
+                if not d: return client.close()
+                head += d
+            if not state["cut"] and text in head.split(b"\r\n\r\n")[0]:
+                state["cut"] = True
+                return client.close()
+            upstream = socket.create_connection(("127.0.0.1", target))
+            upstream.sendall(head)
+            threading.Thread(target=forward, args=(client, upstream), daemon=True).start()
+            forward(upstream, client)
+        s = socket.socket()
+        s.bind(("127.0.0.1", 0)); s.listen(128)
+        while True:
+            c, _ = s.accept()
+            threading.Thread(target=serve, args=(c,), daemon=True).start()
+        """#
+
+    private init(endpoint: String, process: Subprocess) {
+        self.endpoint = endpoint
+        self.process = process
+    }
+
+    deinit {
+        kill(process.pid, SIGKILL)
+    }
+
+    public static func start(before endpoint: String, cutting text: String) async throws -> CuttingProxy {
+        guard let port = URL(string: endpoint)?.port else { throw SubprocessError(message: "no port in \(endpoint)") }
+        let process = try Subprocess(
+            "/usr/bin/env", ["python3", "-c", script, String(port), text], timeout: .seconds(1800))
+        let listening = try await Subprocess.listeningPort(of: process.pid)
+        return CuttingProxy(endpoint: "http://127.0.0.1:\(listening)", process: process)
+    }
+}
