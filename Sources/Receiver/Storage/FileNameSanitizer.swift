@@ -1,8 +1,10 @@
 /// Turns a filename chosen by a client into one safe path component inside the receiver's directory.
 ///
-/// The rule: keep only what follows the last `/` (so `../../etc/passwd` is saved as `passwd`), replace
-/// `\`, NUL and other control characters with `_`, trim spaces, drop leading dots (no hidden files, no
-/// `..`), and fall back to `upload` when nothing is left. Names are cut to 200 UTF-8 bytes, keeping the
+/// The rule, applied per Unicode scalar (a `/` followed by a combining mark is one Swift `Character`,
+/// which a split by characters would keep): keep only what follows the last `/` (so
+/// `../../etc/passwd` is saved as `passwd`), replace `\`, NUL and other control characters with `_`,
+/// drop leading dots, spaces and combining marks (no hidden files, no `..`) and trailing spaces, and
+/// fall back to `upload` when nothing is left. Names are cut to 200 UTF-8 bytes, keeping the
 /// extension, which leaves room for the `-N` suffix inside the 255-byte limit of Linux file systems.
 enum FileNameSanitizer {
     static let fallbackName = "upload"
@@ -10,17 +12,26 @@ enum FileNameSanitizer {
 
     static func sanitize(_ filename: String?) -> String {
         guard let filename else { return fallbackName }
-        let base = filename.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? ""
-        var scalars = String.UnicodeScalarView()
-        for scalar in base.unicodeScalars {
+        let base = filename.unicodeScalars.split(separator: "/", omittingEmptySubsequences: false).last ?? []
+        var scalars = base.map { scalar -> Unicode.Scalar in
             let isControl = scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
-            scalars.append(isControl || scalar == "\\" ? "_" : scalar)
+            return isControl || scalar == "\\" ? "_" : scalar
+        }[...]
+        while let first = scalars.first, first == "." || first.properties.isWhitespace || isMark(first) {
+            scalars = scalars.dropFirst()
         }
-        var name = Substring(String(scalars))
-        while let first = name.first, first == "." || first.isWhitespace { name = name.dropFirst() }
-        while let last = name.last, last.isWhitespace { name = name.dropLast() }
-        guard !name.isEmpty else { return fallbackName }
+        while let last = scalars.last, last.properties.isWhitespace { scalars = scalars.dropLast() }
+        guard !scalars.isEmpty else { return fallbackName }
+        var name = String.UnicodeScalarView()
+        name.append(contentsOf: scalars)
         return truncated(String(name))
+    }
+
+    private static func isMark(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .nonspacingMark, .spacingMark, .enclosingMark: return true
+        default: return false
+        }
     }
 
     /// `photo.jpg` -> `photo-1.jpg`, `README` -> `README-1`; `n == 0` is the name itself.

@@ -8,6 +8,8 @@
 
 /// The folder saved files go to. Creates each file with O_CREAT|O_EXCL, so two uploads of the same
 /// name, even at the same moment, get `photo.jpg` and `photo-1.jpg` and never overwrite each other.
+/// Files are created relative to the folder's own descriptor (`openat`, `linkat`) under a name with
+/// no `/` and with O_NOFOLLOW: no path is resolved through a link a client or a user planted there.
 struct UploadDirectory: Sendable {
     let path: String
     static let maxSuffix = 10_000
@@ -26,8 +28,8 @@ struct UploadDirectory: Sendable {
     /// Opens a new file named after the client's `filename` (sanitised, suffixed when taken).
     func createFile(for filename: String?) throws(ReceiverError) -> UploadSink {
         var fd: Int32 = -1
-        let (fullPath, candidate) = try firstFreeName(for: filename) { path in
-            fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        let (fullPath, candidate) = try firstFreeName(for: filename) { folder, name in
+            fd = openat(folder, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
             return fd >= 0
         }
         return UploadSink(fd: fd, path: fullPath, savedAs: candidate)
@@ -38,25 +40,34 @@ struct UploadDirectory: Sendable {
     /// link claims the name atomically (EEXIST when taken); renaming over a
     /// placeholder instead would make ext4 write the whole file out first.
     func adopt(_ existing: String, as filename: String?) throws(ReceiverError) -> String {
-        let (_, candidate) = try firstFreeName(for: filename) { path in link(existing, path) == 0 }
+        let (_, candidate) = try firstFreeName(for: filename) { folder, name in
+            linkat(AT_FDCWD, existing, folder, name, 0) == 0
+        }
         unlink(existing)
         return candidate
     }
 
-    /// Tries `claim` on each numbered name until one succeeds; any error but EEXIST ends it.
+    /// Tries `claim` (the folder's descriptor, a name in it) on each numbered name until one
+    /// succeeds; any error but EEXIST ends it.
     private func firstFreeName(
-        for filename: String?, _ claim: (String) -> Bool
+        for filename: String?, _ claim: (Int32, String) -> Bool
     ) throws(ReceiverError) -> (path: String, name: String) {
         let name = FileNameSanitizer.sanitize(filename)
+        guard !name.unicodeScalars.contains("/"), name != ".", name != ".." else {
+            throw .saveFailed("refused the file name \(name)")
+        }
+        let folder = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard folder >= 0 else { throw .saveFailed("cannot open the upload folder: \(Self.describeErrno())") }
+        defer { close(folder) }
         for n in 0..<Self.maxSuffix {
             let candidate = FileNameSanitizer.numbered(name, n)
             let fullPath = path + "/" + candidate
-            if claim(fullPath) { return (fullPath, candidate) }
+            if claim(folder, candidate) { return (fullPath, candidate) }
             if errno != EEXIST {
-                throw .saveFailed("cannot create \(fullPath): \(Self.describeErrno())")
+                throw .saveFailed("cannot create \(candidate): \(Self.describeErrno())")
             }
         }
-        throw .saveFailed("cannot create \(name) in \(path): \(Self.maxSuffix) files of that name exist already")
+        throw .saveFailed("cannot create \(name): \(Self.maxSuffix) files of that name exist already")
     }
 
     static func describeErrno(_ code: Int32 = errno) -> String {

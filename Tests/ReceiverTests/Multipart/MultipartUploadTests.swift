@@ -66,6 +66,34 @@ import Testing
         }
     }
 
+    /// A slash or dot followed by a combining mark is one Swift Character:
+    /// the names are cleaned per scalar, and files are created in the
+    /// folder itself, never through a link planted in it.
+    @Test func combiningMarksAndAPlantedLinkLeadNowhereOutside() async throws {
+        let path = files.file("payload.txt", Array("secret".utf8))
+        let outside = TemporaryDirectory()
+        try await withReceiver { server in
+            #expect(symlink(outside.path, server.saved("sub")) == 0)
+            #expect(symlink(outside.path + "/taken.txt", server.saved("x.txt")) == 0)
+            let long = String(repeating: "长", count: 100) + ".txt"  // 304 bytes
+            let result = try await Curl.run([
+                "-F", "a=@\(path);filename=sub/\u{0301}x.txt",
+                "-F", "b=@\(path);filename=.\u{0301}bashrc",
+                "-F", "c=@\(path);filename=sub/\u{0301}../\u{0301}../escape.txt",
+                "-F", "d=@\(path);filename=\(long)",
+                server.url + "/upload",
+            ])
+            #expect(result.status == 200, "\(result.body)")
+            let saved = try result.upload().files.map(\.savedAs)
+            // x.txt is taken by the planted link: the file goes beside it, not through it.
+            #expect(saved.prefix(3) == ["x-1.txt", "bashrc", "escape.txt"])
+            #expect(saved[3].utf8.count <= 200 && saved[3].hasSuffix("长.txt"))
+            #expect(listing(outside.path).isEmpty, "nothing was written through the links")
+            #expect(Set(server.savedFiles) == Set(["sub", "x.txt"] + saved))
+            for name in saved { #expect(fileBytes(server.saved(name)) == Array("secret".utf8)) }
+        }
+    }
+
     @Test func aTakenNameGetsANumberBeforeTheExtension() async throws {
         let path = files.file("p.bin", [1, 2, 3])
         try await withReceiver { server in

@@ -20,9 +20,31 @@ import Testing
         ("C:\\Users\\me\\x.png", "C:_Users_me_x.png"),
         ("", "upload"),
         ("身份证 正面.jpg", "身份证 正面.jpg"),
+        // A `/` or `.` followed by a combining mark is one Character, not one scalar.
+        ("sub/\u{0301}x.txt", "x.txt"),
+        ("../\u{0301}../\u{0301}etc/\u{0301}passwd", "passwd"),
+        (".\u{0301}bashrc", "bashrc"),
+        (".\u{0301}.\u{0301}", "upload"),
+        ("/\u{0301}", "upload"),
+        ("/etc/\u{20DD}", "upload"),
+        ("a/\u{0}/b\u{0}.txt", "b_.txt"),
+        ("e\u{0301}te\u{0301}.txt", "e\u{0301}te\u{0301}.txt"),
     ])
     func sanitizedNames(input: String, expected: String) {
         #expect(FileNameSanitizer.sanitize(input) == expected)
+    }
+
+    @Test func noNameHasASlashNulOrALeadingDot() {
+        var generator = SeededGenerator(state: 9)
+        let pieces = ["/", ".", "..", "\u{0301}", "\u{0}", "\\", " ", "a", "证", "\u{20DD}", "\u{1F600}"]
+        for _ in 0..<5_000 {
+            let length = Int.random(in: 1...12, using: &generator)
+            let input = (0..<length).map { _ in pieces[Int.random(in: 0..<pieces.count, using: &generator)] }.joined()
+            let name = FileNameSanitizer.sanitize(input)
+            #expect(!name.utf8.contains(UInt8(ascii: "/")) && !name.utf8.contains(0), "\(input.debugDescription)")
+            #expect(name.utf8.first != UInt8(ascii: "."), "\(input.debugDescription)")
+            #expect(!name.isEmpty && name.utf8.count <= FileNameSanitizer.maxBytes)
+        }
     }
 
     @Test func longNamesAreCutKeepingTheExtension() {
