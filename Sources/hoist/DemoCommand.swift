@@ -44,6 +44,7 @@ struct DemoCommand: AsyncParsableCommand {
         defer { if !keep { try? FileManager.default.removeItem(atPath: folder.path) } }
         var configuration = ReceiverConfiguration(directory: folder.path + "/received")
         configuration.readBytesPerSecond = readRateMiB > 0 ? readRateMiB << 20 : nil
+        configuration.allowsTestKnobs = true
         let receiver = Receiver(configuration: configuration)
         try await receiver.start()
         let url = receiver.baseURL + "/upload"

@@ -38,6 +38,11 @@ struct ReceiveCommand: AsyncParsableCommand {
             "Forget an unfinished tus upload this many seconds after its last PATCH.", valueName: "seconds"))
     var tusExpire: Int?
 
+    @Flag(
+        name: .customLong("test-knobs"),
+        help: "Honour per-request query knobs (?status=, ?delay=, ?stall=, ?json=, ?reply=, ?early=), for tests.")
+    var testKnobs = false
+
     @Option(
         name: .customLong("read-rate"),
         help: ArgumentHelp("Read request bodies at most this fast, to watch progress.", valueName: "bytes/s"))
@@ -50,6 +55,7 @@ struct ReceiveCommand: AsyncParsableCommand {
         configuration.maxBodySize = maxBody
         configuration.failFirst = failFirst
         configuration.readBytesPerSecond = readRate
+        configuration.allowsTestKnobs = testKnobs
         configuration.tusPath = noTus ? nil : "/files"
         if let tusExpire { configuration.tusExpiration = .seconds(tusExpire) }
         let receiver = Receiver(configuration: configuration) { entry in

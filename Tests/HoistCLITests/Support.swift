@@ -60,6 +60,7 @@ func withReceiver<T>(
 ) async throws -> T {
     let saved = TemporaryDirectory()
     var configuration = ReceiverConfiguration(directory: saved.path)
+    configuration.allowsTestKnobs = true
     configure(&configuration)
     let receiver = Receiver(configuration: configuration)
     try await receiver.start()

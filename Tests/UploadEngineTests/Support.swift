@@ -49,6 +49,7 @@ struct Harness {
     ) async throws -> T {
         let saved = TemporaryDirectory()
         var configuration = ReceiverConfiguration(directory: saved.path)
+        configuration.allowsTestKnobs = true
         configure(&configuration)
         let receiver = Receiver(configuration: configuration)
         try await receiver.start()

@@ -39,7 +39,7 @@ import NIOSSL
 /// - `latency`: added before every answer;
 /// - `readBytesPerSecond`: reads bodies no faster than this.
 ///
-/// **Per-request query knobs**:
+/// **Per-request query knobs**, honoured only with `allowsTestKnobs` (waits of at most 60 s):
 /// - `?status=N`: read the body as usual, then answer with status N (200...599) and the usual JSON;
 /// - `?reply=invalid-json`: answer 200 `application/json` with the body `{"broken": `;
 /// - `?reply=text`: answer 200 `text/plain` `hello from hoist receiver`;

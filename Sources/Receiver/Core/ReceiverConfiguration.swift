@@ -28,6 +28,9 @@ public struct ReceiverConfiguration: Sendable {
     public var tusPath: String? = "/files"
     /// Failure knobs of the tus endpoint (all off by default).
     public var tusKnobs = TusKnobs()
+    /// Honour the per-request query knobs (`?status=`, `?delay=`, `?stall=`, `?json=`, ...): for
+    /// tests and the demo. Off, any client could make the server answer what it likes, or wait.
+    public var allowsTestKnobs = false
     /// An unfinished tus upload is forgotten this long after its last PATCH (the expiration extension,
     /// `Upload-Expires`); nil keeps it until it is finished or deleted.
     public var tusExpiration: Duration? = nil

@@ -57,7 +57,7 @@ struct RequestHandler: Sendable {
                         writer: writer))
             } else {
                 if resetAfter == 0 { throw .resetConnection }
-                let knobs = try RequestKnobs(query: request.uri.query)
+                let knobs = configuration.allowsTestKnobs ? try RequestKnobs(query: request.uri.query) : RequestKnobs()
                 if let early = try answerBeforeBody(request, index: index, knobs: knobs, resetting: resetAfter != nil) {
                     outcome = .answer(early)
                 } else {

@@ -46,9 +46,12 @@ struct RequestKnobs: Equatable {
         }
     }
 
+    /// The longest `?delay=` or `?stall=`: a test never needs more, and no request waits forever.
+    static let maxWait = 60_000
+
     private static func milliseconds(_ value: String, knob: String) throws(ReceiverError) -> Duration {
-        guard let ms = Int(value), ms >= 0 else {
-            throw .badRequest("?\(knob)=\(value) is not a number of milliseconds")
+        guard let ms = Int(value), (0...maxWait).contains(ms) else {
+            throw .badRequest("?\(knob)=\(value) is not a number of milliseconds from 0 to \(maxWait)")
         }
         return .milliseconds(ms)
     }

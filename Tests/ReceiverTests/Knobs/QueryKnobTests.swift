@@ -76,6 +76,25 @@ import Testing
             #expect(try delayed.upload().file("f")?.size == 5)
             let stalled = try await Curl.run(["-H", "Expect:", "-F", "f=@\(path)", server.url + "/?stall=100"])
             #expect(try stalled.upload().file("f")?.size == 5)
+            // No request waits longer than a minute.
+            let forever = try await Curl.run(["-F", "f=@\(path)", server.url + "/?delay=86400000"])
+            #expect(forever.status == 400)
+            #expect(forever.text.contains("from 0 to 60000"))
+        }
+    }
+
+    /// Without `allowsTestKnobs` (`hoist receive` without `--test-knobs`),
+    /// a client's query changes nothing: the usual answer, at once.
+    @Test func withoutTheFlagTheKnobsAreIgnored() async throws {
+        let path = files.file("k.txt", Array("knob".utf8))
+        try await withReceiver({ $0.allowsTestKnobs = false }) { server in
+            let started = ContinuousClock.now
+            let result = try await Curl.run([
+                "-F", "f=@\(path)", server.url + "/upload?status=500&json=%7B%7D&delay=5000&reply=text",
+            ])
+            #expect(ContinuousClock.now - started < .seconds(4))
+            #expect(result.status == 200)
+            #expect(try result.upload().file("f")?.size == 4)
         }
     }
 }

@@ -26,6 +26,7 @@ func withReceiver(
 ) async throws {
     let scratch = TemporaryDirectory()
     var configuration = ReceiverConfiguration(directory: scratch.sub("saved"))
+    configuration.allowsTestKnobs = true
     configure(&configuration)
     let log = NIOLockedValueBox<[ReceiverLogEntry]>([])
     let receiver = Receiver(configuration: configuration) { entry in
