@@ -1,5 +1,6 @@
 import ArgumentParser
 import Dispatch
+import Foundation
 import Glibc
 import Receiver
 
@@ -18,6 +19,19 @@ struct ReceiveCommand: AsyncParsableCommand {
 
     @Option(help: "Where received files are saved.")
     var dir: String = "./received"
+
+    @Option(
+        help: ArgumentHelp(
+            "Require Authorization: Bearer TOKEN on every request (else HOIST_RECEIVE_TOKEN, which stays out of ps).",
+            valueName: "token"))
+    var token: String?
+
+    @Option(
+        name: .customLong("allow-origin"),
+        help: ArgumentHelp(
+            "Accept requests from web pages of this origin (repeatable; * for any). Others get 403.",
+            valueName: "origin"))
+    var allowOrigin: [String] = []
 
     @Option(
         name: .customLong("max-body"),
@@ -56,6 +70,12 @@ struct ReceiveCommand: AsyncParsableCommand {
         configuration.failFirst = failFirst
         configuration.readBytesPerSecond = readRate
         configuration.allowsTestKnobs = testKnobs
+        configuration.token =
+            token
+            ?? ProcessInfo.processInfo.environment["HOIST_RECEIVE_TOKEN"].flatMap {
+                $0.isEmpty ? nil : $0
+            }
+        configuration.allowedOrigins = allowOrigin
         configuration.tusPath = noTus ? nil : "/files"
         if let tusExpire { configuration.tusExpiration = .seconds(tusExpire) }
         let receiver = Receiver(configuration: configuration) { entry in
@@ -67,6 +87,13 @@ struct ReceiveCommand: AsyncParsableCommand {
             throw BadInput("cannot listen on \(host):\(port): \(error)")
         }
         writeOut(Array("hoist receive: listening on \(receiver.baseURL), saving to \(dir) (Ctrl-C stops)\n".utf8))
+        if !["127.0.0.1", "localhost", "::1", "[::1]"].contains(host) {
+            let who =
+                configuration.token == nil
+                ? "anyone who can reach this machine can write files here: give --token"
+                : "every request needs the token"
+            printError("hoist receive: warning: listening on \(host), reachable from other machines; \(who)")
+        }
         if let path = configuration.tusPath {
             writeOut(
                 Array("hoist receive: tus uploads at \(receiver.baseURL)\(path) (resumable; hoist send --tus)\n".utf8))

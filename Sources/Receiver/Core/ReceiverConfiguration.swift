@@ -28,6 +28,12 @@ public struct ReceiverConfiguration: Sendable {
     public var tusPath: String? = "/files"
     /// Failure knobs of the tus endpoint (all off by default).
     public var tusKnobs = TusKnobs()
+    /// Require `Authorization: Bearer TOKEN` on every request (401 without it).
+    public var token: String? = nil
+    /// Origins (`https://app.example.com`) whose pages may send requests, or `*` for any. A request
+    /// with another `Origin` than the receiver's own loopback one gets 403: otherwise any web page in
+    /// the user's browser could post a form to it and write files.
+    public var allowedOrigins: [String] = []
     /// Honour the per-request query knobs (`?status=`, `?delay=`, `?stall=`, `?json=`, ...): for
     /// tests and the demo. Off, any client could make the server answer what it likes, or wait.
     public var allowsTestKnobs = false

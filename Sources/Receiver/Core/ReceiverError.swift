@@ -2,6 +2,10 @@
 enum ReceiverError: Error, Equatable {
     /// 400: the body is not what its Content-Type says.
     case badRequest(String)
+    /// 401: a token is required and the request did not carry it.
+    case unauthorized(String)
+    /// 403: a browser page of another site sent the request.
+    case forbidden(String)
     /// 413: the body (or one form field) is larger than allowed.
     case payloadTooLarge(String)
     /// 500: a file could not be written.
@@ -15,6 +19,8 @@ enum ReceiverError: Error, Equatable {
     var status: Int? {
         switch self {
         case .badRequest: 400
+        case .unauthorized: 401
+        case .forbidden: 403
         case .payloadTooLarge: 413
         case .saveFailed: 500
         case .resetConnection, .clientGone: nil
@@ -23,8 +29,8 @@ enum ReceiverError: Error, Equatable {
 
     var message: String {
         switch self {
-        case .badRequest(let message), .payloadTooLarge(let message), .saveFailed(let message),
-            .clientGone(let message):
+        case .badRequest(let message), .unauthorized(let message), .forbidden(let message),
+            .payloadTooLarge(let message), .saveFailed(let message), .clientGone(let message):
             message
         case .resetConnection: "connection reset on purpose (resetFirst)"
         }

@@ -50,6 +50,7 @@ struct RequestHandler: Sendable {
 
         var outcome: Outcome
         do throws(ReceiverError) {
+            try RequestGate(configuration).check(request)
             if let tus, let route = tus.route(request.uri.path) {
                 outcome = .answer(
                     try await answerTus(
@@ -72,6 +73,10 @@ struct RequestHandler: Sendable {
             switch error {
             case .resetConnection: outcome = .reset
             case .clientGone: outcome = .gone
+            case .unauthorized:
+                var answer = Answer.error(401, error.message)
+                answer.headers.append(("WWW-Authenticate", "Bearer"))
+                outcome = .answer(answer)
             default: outcome = .answer(.error(error.status ?? 500, error.message))
             }
         }
