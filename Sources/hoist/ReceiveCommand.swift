@@ -35,8 +35,20 @@ struct ReceiveCommand: AsyncParsableCommand {
 
     @Option(
         name: .customLong("max-body"),
-        help: ArgumentHelp("Answer 413 to bodies larger than this many bytes.", valueName: "bytes"))
-    var maxBody: Int64?
+        help: ArgumentHelp("Answer 413 to bodies larger than this many bytes (default 4 GiB).", valueName: "bytes"))
+    var maxBody: Int64 = 4 << 30
+
+    @Option(
+        name: .customLong("max-parts"),
+        help: ArgumentHelp("Answer 413 to a form of more parts (default 1000).", valueName: "N"))
+    var maxParts: Int = 1_000
+
+    @Option(
+        name: .customLong("max-fields-size"),
+        help: ArgumentHelp(
+            "Answer 413 when a form's text fields, held in memory, pass this many bytes together (default 16 MiB).",
+            valueName: "bytes"))
+    var maxFieldsSize: Int = 16 << 20
 
     @Option(
         name: .customLong("fail-first"),
@@ -67,6 +79,8 @@ struct ReceiveCommand: AsyncParsableCommand {
         configuration.host = host
         configuration.port = port
         configuration.maxBodySize = maxBody
+        configuration.maxParts = maxParts
+        configuration.maxFieldBytes = maxFieldsSize
         configuration.failFirst = failFirst
         configuration.readBytesPerSecond = readRate
         configuration.allowsTestKnobs = testKnobs

@@ -25,7 +25,8 @@ struct RequestHandler: Sendable {
         tus: TusService?, log: (@Sendable (ReceiverLogEntry) -> Void)?
     ) {
         self.configuration = configuration
-        self.decoder = RequestBodyDecoder(directory: directory)
+        self.decoder = RequestBodyDecoder(
+            directory: directory, maxParts: configuration.maxParts, maxFieldBytes: configuration.maxFieldBytes)
         self.requests = requests
         self.tus = tus
         self.log = log

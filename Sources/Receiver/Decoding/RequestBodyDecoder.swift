@@ -8,6 +8,8 @@ struct RequestBodyDecoder: Sendable {
     static let maxInMemoryBody = 8 << 20
 
     let directory: UploadDirectory
+    let maxParts: Int
+    let maxFieldBytes: Int
 
     /// Reads the body according to its Content-Type.
     func decode(
@@ -24,7 +26,8 @@ struct RequestBodyDecoder: Sendable {
                     "multipart/form-data without a boundary parameter:"
                         + " send Content-Type: multipart/form-data; boundary=...")
             }
-            let handler = MultipartStreamHandler(boundary: boundary, directory: directory)
+            let handler = MultipartStreamHandler(
+                boundary: boundary, directory: directory, maxParts: maxParts, maxFieldBytes: maxFieldBytes)
             do throws(ReceiverError) {
                 while let chunk = try await reader.next() { try handler.feed(chunk) }
                 try handler.finish()

@@ -12,7 +12,7 @@ import NIOCore
 /// Streams a multipart/form-data body through multipart-kit's `MultipartParser`, chunk by chunk.
 ///
 /// Parts with a filename go to disk as they arrive (never whole in memory); text parts become fields,
-/// capped at ``maxFieldBytes``. The parser reports through callbacks that cannot throw, so the first
+/// each capped at ``maxFieldBytes`` and all together at `maxTotalFieldBytes`; at most `maxParts` parts. The parser reports through callbacks that cannot throw, so the first
 /// error is kept and rethrown from `feed`. On any failure `abort()` removes every file of the request.
 ///
 /// Speed: the parser looks at every byte through generic collection code, far too slow for large
@@ -33,6 +33,10 @@ final class MultipartStreamHandler {
 
     private let parser: MultipartParser
     private let directory: UploadDirectory
+    private let maxParts: Int
+    private let maxTotalFieldBytes: Int
+    private var parts = 0
+    private var fieldBytes = 0
     private let boundary: String
     /// `CRLF--boundary`: where part data may end.
     private let delimiter: [UInt8]
@@ -49,9 +53,11 @@ final class MultipartStreamHandler {
     private(set) var fields: [ReceivedUpload.Field] = []
     private(set) var files: [ReceivedUpload.File] = []
 
-    init(boundary: String, directory: UploadDirectory) {
+    init(boundary: String, directory: UploadDirectory, maxParts: Int = 1_000, maxFieldBytes: Int = 16 << 20) {
         self.parser = MultipartParser(boundary: boundary)
         self.directory = directory
+        self.maxParts = maxParts
+        self.maxTotalFieldBytes = maxFieldBytes
         self.boundary = boundary
         self.delimiter = Array("\r\n--\(boundary)".utf8)
         self.scanner = CloseDelimiterScanner(boundary: boundary)
@@ -145,6 +151,11 @@ final class MultipartStreamHandler {
     }
 
     private func startPart() {
+        parts += 1
+        guard parts <= maxParts else {
+            failure = .payloadTooLarge("more than \(maxParts) parts in one form (the receiver's --max-parts)")
+            return
+        }
         let disposition = headers.first { $0.name.lowercased() == "content-disposition" }
             .map { ContentDisposition(parsing: $0.value) }
         let name = disposition?.name ?? ""
@@ -172,6 +183,13 @@ final class MultipartStreamHandler {
                 failure = .payloadTooLarge(
                     "form field \"\(name)\" is larger than \(Self.maxFieldBytes >> 20) MiB;"
                         + " send it as a file part (with a filename)")
+                return
+            }
+            fieldBytes += buffer.readableBytes
+            guard fieldBytes <= maxTotalFieldBytes else {
+                failure = .payloadTooLarge(
+                    "the form's text fields are larger than \(maxTotalFieldBytes) bytes together"
+                        + " (the receiver's --max-fields-size); send large values as file parts")
                 return
             }
             part = .headers  // drop the second reference so the append does not copy

@@ -94,6 +94,30 @@ import Testing
         }
     }
 
+    /// Each part is a file on disk and each field is held in memory: a form
+    /// of too many parts, or of too much text, gets 413 and leaves no file.
+    @Test func tooManyPartsOrTooMuchFieldTextIs413() async throws {
+        let path = files.file("p.txt", Array("part".utf8))
+        try await withReceiver({
+            $0.maxParts = 3
+            $0.maxFieldBytes = 1000
+        }) { server in
+            let four = try await Curl.run(
+                (1...4).flatMap { ["-F", "f\($0)=@\(path)"] } + [server.url + "/upload"])
+            #expect(four.status == 413)
+            #expect(four.text.contains("more than 3 parts"))
+            let three = try await Curl.run((1...3).flatMap { ["-F", "f\($0)=@\(path)"] } + [server.url + "/upload"])
+            #expect(three.status == 200)
+            #expect(server.savedFiles.count == 3, "only the accepted form's files")
+
+            let text = String(repeating: "x", count: 600)
+            let tooMuch = try await Curl.run(["-F", "a=\(text)", "-F", "b=\(text)", server.url + "/upload"])
+            #expect(tooMuch.status == 413)
+            #expect(tooMuch.text.contains("text fields are larger than 1000 bytes together"))
+            #expect(try await Curl.run(["-F", "a=\(text)", server.url + "/upload"]).status == 200)
+        }
+    }
+
     @Test func aTakenNameGetsANumberBeforeTheExtension() async throws {
         let path = files.file("p.bin", [1, 2, 3])
         try await withReceiver { server in
