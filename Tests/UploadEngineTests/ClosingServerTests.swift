@@ -61,8 +61,8 @@ import Testing
         let engine = UploadEngine(configuration: .init(concurrency: 1, environment: [:], fileSending: sending))
         for round in 1...3 {
             // Tasks that hold every thread of the pool in turn until the upload
-            // ends: the streamed body's end, given when its writing task
-            // resumes, then comes after the server's answer and close.
+            // ends: the writing task resumes late, so the body must end
+            // without it, and an answer that still beats the end is taken.
             let stop = NIOLockedValueBox(false)
             let hogs = (0..<8).map { _ in
                 Task.detached {

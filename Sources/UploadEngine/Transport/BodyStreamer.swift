@@ -55,11 +55,31 @@ final class BodyStreamer: Sendable {
         self.files = files
     }
 
+    /// The body ends the moment its last declared byte is handed to the
+    /// writer, not when that write completes and the writing task resumes
+    /// (which a busy task pool can delay by 100 ms and more). Until the end,
+    /// AsyncHTTPClient counts an answer that came as early: a server that
+    /// answered and closed fails the request ("the server closed the
+    /// connection"; see `ResponseCollector.answerBeforeClose`), and a
+    /// connection released after the client shut down crashed its pool.
     func makeBody(on eventLoop: any EventLoop) -> HTTPClient.Body {
-        .stream(contentLength: body.contentLength) { writer in
-            let promise = eventLoop.makePromise(of: Void.self)
-            promise.completeWithTask { try await self.write(to: writer, on: eventLoop) }
-            return promise.futureResult
+        let length = body.contentLength
+        return .stream(contentLength: length) { writer in
+            let end = BodyEnd(eventLoop.makePromise(of: Void.self), length: length)
+            let counting = HTTPClient.Body.StreamWriter { part in
+                let written = writer.write(part)
+                end.wrote(part.readableBytes)
+                return written
+            }
+            Task {
+                do {
+                    try await self.write(to: counting, on: eventLoop)
+                    end.succeed()
+                } catch {
+                    end.fail(error)
+                }
+            }
+            return end.future
         }
     }
 
@@ -277,5 +297,50 @@ private final class ReaderBox: @unchecked Sendable {
 
     func close() {
         reader.close()
+    }
+}
+
+/// The end of a streamed body: given once `length` bytes were handed to the
+/// writer, or when the writing task ends; whichever comes first.
+private final class BodyEnd: Sendable {
+    private let promise: EventLoopPromise<Void>
+    private let length: Int64?
+    /// Bytes handed to the writer; nil once the end was given.
+    private let handed = NIOLockedValueBox<Int64?>(0)
+
+    init(_ promise: EventLoopPromise<Void>, length: Int64?) {
+        self.promise = promise
+        self.length = length
+    }
+
+    var future: EventLoopFuture<Void> { promise.futureResult }
+
+    func wrote(_ count: Int) {
+        let complete = handed.withLockedValue { handed -> Bool in
+            guard let before = handed, let length else { return false }
+            guard before + Int64(count) >= length else {
+                handed = before + Int64(count)
+                return false
+            }
+            handed = nil
+            return true
+        }
+        if complete { promise.succeed() }
+    }
+
+    func succeed() {
+        if take() { promise.succeed() }
+    }
+
+    func fail(_ error: any Error) {
+        if take() { promise.fail(error) }
+    }
+
+    /// Whether the end was still to give (and is now given).
+    private func take() -> Bool {
+        handed.withLockedValue { handed in
+            defer { handed = nil }
+            return handed != nil
+        }
     }
 }
