@@ -31,17 +31,35 @@ import Testing
         ] {
             #expect(Secrets.isSecretField(name), "\(name)")
         }
-        for name in ["", "id", "tok", "toke", "status", "bytes_sent", "身份证 正面", "passw0rd", "sekret"] {
+        for name in ["", "id", "tok", "toke", "status", "bytes_sent", "身份证 正面", "passw0rd", "sekret", "key"] {
             #expect(!Secrets.isSecretField(name), "\(name)")
+        }
+        for name in ["session_id", "x-amz-signature", "X-Amz-Credential", "oauth_verifier", "aws_access_key_id"] {
+            #expect(Secrets.isSecretField(name), "\(name)")
         }
         #expect(Secrets.isSecretField("pin", marked: ["pin"]))
         #expect(!Secrets.isSecretField("pin", marked: ["PIN"]))
     }
 
+    /// By rule, not by a list: `-v` once printed `Private-Token` in clear.
+    @Test func headerNamesThatSaySecretAreSecret() {
+        for name in [
+            "Authorization", "Proxy-Authorization", "Private-Token", "X-Api-Key", "Cookie", "Set-Cookie",
+            "X-Amz-Security-Token", "X-Session-Id", "Ocp-Apim-Subscription-Key", "X-Signature", "X-Auth",
+        ] {
+            #expect(Secrets.isSecretHeader(name), "\(name)")
+        }
+        for name in ["Content-Type", "Accept", "User-Agent", "X-Request-Id", "x-amz-meta-batch", "Expect"] {
+            #expect(!Secrets.isSecretHeader(name), "\(name)")
+        }
+        #expect(Secrets.isSecretHeader("x-pin", marked: ["X-PIN"]))
+        #expect(Secrets.displayValue(header: "Private-Token", value: "supersecret") == Secrets.mask)
+    }
+
     @Test func maskingReachesEveryDepthAndLeavesTheRestAlone() {
         let value = JSONValue.object([
             .init("id", .number("7")),
-            .init("auth", .object([.init("access_token", .string("abc")), .init("user", .string("ann"))])),
+            .init("account", .object([.init("access_token", .string("abc")), .init("user", .string("ann"))])),
             .init("echo", .array([.string("your key is s3cr3t!"), .string("plain")])),
             .init("pin", .string("1234")),
         ])
@@ -51,7 +69,7 @@ import Testing
             masked
                 == .object([
                     .init("id", .number("7")),
-                    .init("auth", .object([.init("access_token", m), .init("user", .string("ann"))])),
+                    .init("account", .object([.init("access_token", m), .init("user", .string("ann"))])),
                     .init("echo", .array([m, .string("plain")])),
                     .init("pin", m),
                 ]))

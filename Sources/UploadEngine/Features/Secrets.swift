@@ -5,16 +5,26 @@ import Foundation
 public enum Secrets {
     public static let mask = "••••••"
 
-    static let secretHeaders: Set<String> = [
-        "authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "x-auth-token",
+    /// A header or field whose name holds one of these (in any case) is
+    /// secret: `Authorization`, `Private-Token`, `X-Api-Key`, `Cookie`,
+    /// `X-Amz-Security-Token`, `session_id`, `db_password`...
+    static let secretWords = [
+        "auth", "token", "secret", "session", "cookie", "password", "passwd", "signature", "credential",
+        "apikey", "api_key", "api-key", "privatekey", "private_key", "accesskey", "access_key",
     ]
-    static let secretWords = ["password", "passwd", "secret", "token", "apikey", "api_key", "api-key"]
+    /// Headers also match a bare `key` (`X-Api-Key`, `Ocp-Apim-Subscription-Key`). Fields do not:
+    /// a presigned POST's `key` is the object's name, which the user needs to see.
+    static let secretHeaderWords = secretWords + ["key"]
 
     /// A header is secret when its name says so, or when the user marked it
     /// (`marked` holds names in any case: header names are case-insensitive).
     public static func isSecretHeader(_ name: String, marked: Set<String> = []) -> Bool {
-        secretHeaders.contains(name.lowercased()) || marked.contains { $0.lowercased() == name.lowercased() }
+        if marked.contains(where: { $0.lowercased() == name.lowercased() }) { return true }
+        var name = name
+        return name.withUTF8 { bytes in secretHeaderWordBytes.contains { containsIgnoringASCIICase(bytes, $0) } }
     }
+
+    private static let secretHeaderWordBytes = secretHeaderWords.map { Array($0.utf8) }
 
     private static let secretWordBytes = secretWords.map { Array($0.utf8) }
     private static let shortestSecretWord = secretWords.map(\.utf8.count).min()!
