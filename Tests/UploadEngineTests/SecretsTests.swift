@@ -7,7 +7,9 @@ import Testing
     @Test func urlsLoseTheirPasswordsAndCredentialParameters() {
         let m = Secrets.mask
         #expect(Secrets.displayURL("https://ann:pa55@example.com/up?x=1") == "https://ann:\(m)@example.com/up?x=1")
-        #expect(Secrets.displayURL("https://ann@example.com/up") == "https://ann@example.com/up")
+        // A user part with no password is a token (GitLab's, a deploy key): masked whole.
+        #expect(Secrets.displayURL("https://glpat-XYZ@example.com/up") == "https://\(m)@example.com/up")
+        #expect(Secrets.displayURL("https://a:b@c@example.com/") == "https://a:\(m)@example.com/")
         #expect(
             Secrets.displayURL("https://api.example.com/ocr?user=42&token=s3cr3t&api_key=k#top")
                 == "https://api.example.com/ocr?user=42&token=\(m)&api_key=\(m)#top")

@@ -64,7 +64,8 @@ public enum Secrets {
         return mask
     }
 
-    /// The URL with any password in its user info masked, and the values of
+    /// The URL with any password in its user info masked (a user part with
+    /// no password, `https://TOKEN@host/`, is masked whole), and the values of
     /// query parameters that carry credentials (`token=`, `api_key=`, a
     /// presigned URL's `X-Amz-Signature=` and `X-Amz-Credential=`...).
     public static func displayURL(_ url: String) -> String {
@@ -82,9 +83,11 @@ public enum Secrets {
             let rest = head[schemeEnd.upperBound...]
             let authorityEnd = rest.firstIndex(of: "/") ?? rest.endIndex
             let authority = rest[..<authorityEnd]
-            if let at = authority.lastIndex(of: "@"), authority[..<at].contains(":") {
-                let user = authority[..<at].split(separator: ":", maxSplits: 1).first.map(String.init) ?? ""
-                head = String(head[..<schemeEnd.upperBound]) + user + ":" + mask + String(rest[at...])
+            if let at = authority.lastIndex(of: "@") {
+                // `user:password@` keeps the user; a lone `TOKEN@` is the credential itself.
+                let userInfo = authority[..<at]
+                let shown = userInfo.contains(":") ? userInfo.prefix { $0 != ":" } + ":" + mask : mask
+                head = String(head[..<schemeEnd.upperBound]) + shown + String(rest[at...])
             }
         }
         guard let query else { return head + fragment }
