@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import Glibc
 import Receiver
+import UploadEngine
 
 /// `hoist receive`: the embedded receiver as a real server, one log line per request.
 struct ReceiveCommand: AsyncParsableCommand {
@@ -80,7 +81,7 @@ struct ReceiveCommand: AsyncParsableCommand {
         configuration.port = port
         configuration.maxBodySize = maxBody
         configuration.maxParts = maxParts
-        configuration.maxFieldBytes = maxFieldsSize
+        configuration.maxTotalFieldBytes = maxFieldsSize
         configuration.failFirst = failFirst
         configuration.readBytesPerSecond = readRate
         configuration.allowsTestKnobs = testKnobs
@@ -101,7 +102,7 @@ struct ReceiveCommand: AsyncParsableCommand {
             throw BadInput("cannot listen on \(host):\(port): \(error)")
         }
         writeOut(Array("hoist receive: listening on \(receiver.baseURL), saving to \(dir) (Ctrl-C stops)\n".utf8))
-        if !["127.0.0.1", "localhost", "::1", "[::1]"].contains(host) {
+        if !FileSending.isLoopback(host) {
             let who =
                 configuration.token == nil
                 ? "anyone who can reach this machine can write files here: give --token"

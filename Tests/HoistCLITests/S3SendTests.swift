@@ -237,7 +237,7 @@ import Testing
     /// memory: the stream is not read twice, and the object is whole.
     @Test func aLostPartOfStandardInputIsSentAgainFromMemory() async throws {
         let (moto, environment) = try await moto()
-        let proxy = try await CuttingProxy.start(before: moto.endpoint, cutting: "partNumber=2&")
+        let proxy = try await MotoProxy.start(before: moto.endpoint, cutting: "partNumber=2&")
         var generator = SeededGenerator(state: 77)
         let bytes = randomBytes((12 << 20) + 3, using: &generator)
         let result = try await hoist(

@@ -136,21 +136,23 @@ public final class MotoPeer: @unchecked Sendable {
     }
 }
 
-/// A TCP proxy in front of moto that counts the requests on the wire at
-/// once (moto answers one request per connection, then closes it).
-public final class ConnectionCountingProxy: @unchecked Sendable {
+/// A TCP proxy in front of moto (which answers one request per connection,
+/// then closes it). It counts the requests on the wire at once, and can cut
+/// the first request whose head contains a text (closing the connection
+/// once that head is in, forwarding nothing).
+public final class MotoProxy: @unchecked Sendable {
     public let endpoint: String
     private let process: Subprocess
     private let log: TemporaryDirectory
 
-    /// A request counts from the client's connect until the last byte of
-    /// its answer (by Content-Length) is about to be relayed: the client
-    /// cannot start another before that, so the count has no race.
+    /// A request counts from its head until the last byte of its answer
+    /// (by Content-Length) is about to be relayed: the client cannot start
+    /// another before that, so the count has no race.
     static let script = #"""
         import socket, sys, threading
-        target, out = int(sys.argv[1]), sys.argv[2]
+        target, out, cut = int(sys.argv[1]), sys.argv[2], sys.argv[3].encode()
         lock = threading.Lock()
-        state = {"now": 0, "max": 0}
+        state = {"now": 0, "max": 0, "cut": not cut}
         def change(delta):
             with lock:
                 state["now"] += delta
@@ -184,14 +186,26 @@ public final class ConnectionCountingProxy: @unchecked Sendable {
             except OSError: pass
             if counted: change(-1)
             client.close(); upstream.close()
+        def serve(client):
+            head = b""
+            while b"\r\n\r\n" not in head:
+                d = client.recv(1 << 16)
+                if not d: return client.close()
+                head += d
+            with lock:
+                cutting = not state["cut"] and cut in head.split(b"\r\n\r\n")[0]
+                if cutting: state["cut"] = True
+            if cutting: return client.close()
+            change(1)
+            upstream = socket.create_connection(("127.0.0.1", target))
+            upstream.sendall(head)
+            threading.Thread(target=forward, args=(client, upstream), daemon=True).start()
+            answer(upstream, client)
         s = socket.socket()
         s.bind(("127.0.0.1", 0)); s.listen(128)
         while True:
             c, _ = s.accept()
-            change(1)
-            u = socket.create_connection(("127.0.0.1", target))
-            threading.Thread(target=forward, args=(c, u), daemon=True).start()
-            threading.Thread(target=answer, args=(u, c), daemon=True).start()
+            threading.Thread(target=serve, args=(c,), daemon=True).start()
         """#
 
     private init(endpoint: String, process: Subprocess, log: TemporaryDirectory) {
@@ -204,75 +218,19 @@ public final class ConnectionCountingProxy: @unchecked Sendable {
         kill(process.pid, SIGKILL)
     }
 
-    public static func start(before endpoint: String) async throws -> ConnectionCountingProxy {
+    /// `cutting`: the text whose first request is cut (none when nil).
+    public static func start(before endpoint: String, cutting text: String? = nil) async throws -> MotoProxy {
         guard let port = URL(string: endpoint)?.port else { throw SubprocessError(message: "no port in \(endpoint)") }
         let log = TemporaryDirectory()
         let process = try Subprocess(
-            "/usr/bin/env", ["python3", "-c", script, String(port), log.path + "/max"], timeout: .seconds(1800))
+            "/usr/bin/env", ["python3", "-c", script, String(port), log.path + "/max", text ?? ""],
+            timeout: .seconds(1800))
         let listening = try await Subprocess.listeningPort(of: process.pid)
-        return ConnectionCountingProxy(endpoint: "http://127.0.0.1:\(listening)", process: process, log: log)
+        return MotoProxy(endpoint: "http://127.0.0.1:\(listening)", process: process, log: log)
     }
 
     /// The most requests that were on the wire at once.
     public var mostAtOnce: Int {
         Int((try? String(contentsOfFile: log.path + "/max", encoding: .utf8)) ?? "") ?? 0
-    }
-}
-
-/// A TCP proxy in front of moto that cuts the first request whose head
-/// contains `text` (closing the connection once its head is in), and
-/// forwards every other.
-public final class CuttingProxy: @unchecked Sendable {
-    public let endpoint: String
-    private let process: Subprocess
-
-    static let script = #"""
-        import socket, sys, threading
-        target, text = int(sys.argv[1]), sys.argv[2].encode()
-        state = {"cut": False}
-        def forward(a, b):
-            try:
-                while True:
-                    d = a.recv(1 << 16)
-                    if not d: break
-                    b.sendall(d)
-            except OSError: pass
-            try: b.shutdown(socket.SHUT_WR)
-            except OSError: pass
-        def serve(client):
-            head = b""
-            while b"\r\n\r\n" not in head:
-                d = client.recv(1 << 16)
-                if not d: return client.close()
-                head += d
-            if not state["cut"] and text in head.split(b"\r\n\r\n")[0]:
-                state["cut"] = True
-                return client.close()
-            upstream = socket.create_connection(("127.0.0.1", target))
-            upstream.sendall(head)
-            threading.Thread(target=forward, args=(client, upstream), daemon=True).start()
-            forward(upstream, client)
-        s = socket.socket()
-        s.bind(("127.0.0.1", 0)); s.listen(128)
-        while True:
-            c, _ = s.accept()
-            threading.Thread(target=serve, args=(c,), daemon=True).start()
-        """#
-
-    private init(endpoint: String, process: Subprocess) {
-        self.endpoint = endpoint
-        self.process = process
-    }
-
-    deinit {
-        kill(process.pid, SIGKILL)
-    }
-
-    public static func start(before endpoint: String, cutting text: String) async throws -> CuttingProxy {
-        guard let port = URL(string: endpoint)?.port else { throw SubprocessError(message: "no port in \(endpoint)") }
-        let process = try Subprocess(
-            "/usr/bin/env", ["python3", "-c", script, String(port), text], timeout: .seconds(1800))
-        let listening = try await Subprocess.listeningPort(of: process.pid)
-        return CuttingProxy(endpoint: "http://127.0.0.1:\(listening)", process: process)
     }
 }

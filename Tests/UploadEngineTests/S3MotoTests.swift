@@ -134,7 +134,7 @@ import Testing
     @Test func partsShareTheConcurrencyLimitWithTheOtherTasks() async throws {
         let moto = try await MotoPeer.start()
         try await moto.createBucket("photos")
-        let proxy = try await ConnectionCountingProxy.start(before: moto.endpoint)
+        let proxy = try await MotoProxy.start(before: moto.endpoint)
         let big = [randomFile("a.bin", 16 << 20), randomFile("b.bin", (16 << 20) + 1)]
         let small = [randomFile("c.jpg", 300_000), randomFile("d.jpg", 300_001)]
         let shared = engine(EventLog(), concurrency: 3)
@@ -156,7 +156,7 @@ import Testing
         #expect(proxy.mostAtOnce == 3, "4 tasks of up to 4 parts each, 3 requests at once")
 
         // Alone, one upload takes the slots for its parts.
-        let counted = try await ConnectionCountingProxy.start(before: moto.endpoint)
+        let counted = try await MotoProxy.start(before: moto.endpoint)
         let file = randomFile("alone.bin", 30 << 20)
         let alone = engine(EventLog(), concurrency: 4)
         let id = try alone.add(

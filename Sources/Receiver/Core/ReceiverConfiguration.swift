@@ -17,7 +17,7 @@ public struct ReceiverConfiguration: Sendable {
     /// A multipart body with more parts gets 413: each file part is a file on disk.
     public var maxParts = 1_000
     /// Multipart text fields are held in memory: together at most this many bytes (413 beyond).
-    public var maxFieldBytes = 16 << 20
+    public var maxTotalFieldBytes = 16 << 20
     /// The first N requests have their TCP connection reset (no HTTP answer) ...
     public var resetFirst: Int = 0
     /// ... once this many body bytes were received (or at the end of a smaller body). 0 resets right after the headers.

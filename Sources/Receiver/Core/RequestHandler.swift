@@ -26,7 +26,8 @@ struct RequestHandler: Sendable {
     ) {
         self.configuration = configuration
         self.decoder = RequestBodyDecoder(
-            directory: directory, maxParts: configuration.maxParts, maxFieldBytes: configuration.maxFieldBytes)
+            directory: directory, maxParts: configuration.maxParts, maxTotalFieldBytes: configuration.maxTotalFieldBytes
+        )
         self.requests = requests
         self.tus = tus
         self.log = log

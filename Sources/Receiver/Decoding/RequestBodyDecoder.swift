@@ -9,7 +9,7 @@ struct RequestBodyDecoder: Sendable {
 
     let directory: UploadDirectory
     let maxParts: Int
-    let maxFieldBytes: Int
+    let maxTotalFieldBytes: Int
 
     /// Reads the body according to its Content-Type.
     func decode(
@@ -27,7 +27,7 @@ struct RequestBodyDecoder: Sendable {
                         + " send Content-Type: multipart/form-data; boundary=...")
             }
             let handler = MultipartStreamHandler(
-                boundary: boundary, directory: directory, maxParts: maxParts, maxFieldBytes: maxFieldBytes)
+                boundary: boundary, directory: directory, maxParts: maxParts, maxTotalFieldBytes: maxTotalFieldBytes)
             do throws(ReceiverError) {
                 while let chunk = try await reader.next() { try handler.feed(chunk) }
                 try handler.finish()

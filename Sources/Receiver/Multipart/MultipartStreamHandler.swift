@@ -12,8 +12,9 @@ import NIOCore
 /// Streams a multipart/form-data body through multipart-kit's `MultipartParser`, chunk by chunk.
 ///
 /// Parts with a filename go to disk as they arrive (never whole in memory); text parts become fields,
-/// each capped at ``maxFieldBytes`` and all together at `maxTotalFieldBytes`; at most `maxParts` parts. The parser reports through callbacks that cannot throw, so the first
-/// error is kept and rethrown from `feed`. On any failure `abort()` removes every file of the request.
+/// each capped at ``maxFieldBytes`` and all together at `maxTotalFieldBytes`; at most `maxParts`
+/// parts. The parser reports through callbacks that cannot throw, so the first error is kept and
+/// rethrown from `feed`. On any failure `abort()` removes every file of the request.
 ///
 /// Speed: the parser looks at every byte through generic collection code, far too slow for large
 /// uploads in a debug build. So once the parser is known to be inside a part's data, bytes up to the
@@ -53,11 +54,11 @@ final class MultipartStreamHandler {
     private(set) var fields: [ReceivedUpload.Field] = []
     private(set) var files: [ReceivedUpload.File] = []
 
-    init(boundary: String, directory: UploadDirectory, maxParts: Int = 1_000, maxFieldBytes: Int = 16 << 20) {
+    init(boundary: String, directory: UploadDirectory, maxParts: Int = 1_000, maxTotalFieldBytes: Int = 16 << 20) {
         self.parser = MultipartParser(boundary: boundary)
         self.directory = directory
         self.maxParts = maxParts
-        self.maxTotalFieldBytes = maxFieldBytes
+        self.maxTotalFieldBytes = maxTotalFieldBytes
         self.boundary = boundary
         self.delimiter = Array("\r\n--\(boundary)".utf8)
         self.scanner = CloseDelimiterScanner(boundary: boundary)

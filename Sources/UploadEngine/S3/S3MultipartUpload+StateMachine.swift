@@ -198,11 +198,7 @@ struct S3MultipartStateMachine: Sendable {
                     .other(
                         "standard input is longer than 10,000 parts of \(partSize) bytes: give a larger --part-size"))
             }
-            if upload.parts.count == upload.partCount, inFlight.isEmpty {
-                sendingParts = false
-                return Step(checkpoint: upload, sends: [.complete(uploadID: upload.uploadID, upload.parts)])
-            }
-            return Step(checkpoint: upload, sends: fill())
+            return completion(upload) ?? Step(checkpoint: upload, sends: fill())
         case .slotsFreed:
             return Step(sends: fill())
         case .streamEnded(let length):
@@ -211,11 +207,7 @@ struct S3MultipartStateMachine: Sendable {
             upload.length = length
             self.upload = upload
             inFlight = inFlight.filter { $0 <= upload.partCount }
-            if upload.parts.count == upload.partCount, inFlight.isEmpty {
-                sendingParts = false
-                return Step(checkpoint: upload, sends: [.complete(uploadID: upload.uploadID, upload.parts)])
-            }
-            return Step(checkpoint: upload)
+            return completion(upload) ?? Step(checkpoint: upload)
         case .completed:
             ended = true
             return Step(end: .done)
@@ -252,11 +244,16 @@ struct S3MultipartStateMachine: Sendable {
         listed = []
         self.upload = upload
         if upload.offset > 0 { resumedFrom = upload.offset }
-        if upload.parts.count == upload.partCount {
-            return Step(checkpoint: upload, sends: [.complete(uploadID: upload.uploadID, upload.parts)])
-        }
+        if let done = completion(upload) { return done }
         sendingParts = true
         return Step(checkpoint: upload, sends: fill())
+    }
+
+    /// `CompleteMultipartUpload`, once every part is confirmed and none is on the wire.
+    private mutating func completion(_ upload: S3Checkpoint) -> Step? {
+        guard upload.parts.count == upload.partCount, inFlight.isEmpty else { return nil }
+        sendingParts = false
+        return Step(checkpoint: upload, sends: [.complete(uploadID: upload.uploadID, upload.parts)])
     }
 
     /// Up to `concurrency` parts on the wire (and the `allowance`): the

@@ -88,7 +88,7 @@ extension UploadEngine {
                 return self.performS3(id, attempt: number, self.handleS3(record, .start(file: nil)))
             }
             record.snapshot.progress.totalBytes = Int64(chunk.bytes.count)
-            self.putObject(id, attempt: number, bytes: chunk.bytes, checksum: checksum)
+            self.putObject(id, attempt: number, segment: .bytes(chunk.bytes), checksum: checksum)
         }
     }
 
@@ -106,9 +106,7 @@ extension UploadEngine {
             } catch {
                 return self.queue.async { self.finishS3(id, attempt: number, .failure(error)) }
             }
-            var digest = StreamingDigest(.s3(algorithm))
-            chunk.bytes.withUnsafeBytes { digest.update($0) }
-            let checksum = digest.base64
+            let checksum = StreamingDigest.base64(of: chunk.bytes, .s3(algorithm))
             self.queue.async {
                 guard self.isCurrent(id, attempt: number) else { return }
                 body(chunk, checksum)
@@ -204,10 +202,6 @@ extension UploadEngine {
         withChecksum(digest, id, attempt: number) { checksum in
             self.putObject(id, attempt: number, segment: .file(region), checksum: checksum)
         }
-    }
-
-    private func putObject(_ id: TaskID, attempt number: Int, bytes: [UInt8], checksum: String) {
-        putObject(id, attempt: number, segment: .bytes(bytes), checksum: checksum)
     }
 
     private func putObject(_ id: TaskID, attempt number: Int, segment: RequestBody.Segment, checksum: String) {

@@ -22,7 +22,7 @@ public enum FileSending: Sendable, Equatable {
         return self == .automatic && !proxied && Self.isLoopback(host) ? .mapped : .sendfile
     }
 
-    static func isLoopback(_ host: String) -> Bool {
+    public static func isLoopback(_ host: String) -> Bool {
         var host = host.lowercased()
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         if host == "localhost" || host.hasSuffix(".localhost") || host == "::1" { return true }

@@ -107,6 +107,13 @@ struct StreamingDigest {
         }
     }
 
+    /// The digest of bytes in memory (a chunk of standard input).
+    static func base64(of bytes: [UInt8], _ algorithm: DigestAlgorithm) -> String {
+        var digest = StreamingDigest(algorithm)
+        bytes.withUnsafeBytes { digest.update($0) }
+        return digest.base64
+    }
+
     /// As `Upload-Checksum`, `Content-MD5` and `x-amz-checksum-crc32`
     /// carry it: the digest's bytes (the CRC big-endian) in base64.
     var base64: String {

@@ -167,7 +167,7 @@ extension UploadEngine {
             var extra: [HeaderField] = []
             if chunk.isLast { extra.append(HeaderField("Upload-Length", String(end))) }
             if let algorithm = exchange.checksum {
-                let digest = chunk.bytes.withUnsafeBytes { Self.digest($0, algorithm) }
+                let digest = StreamingDigest.base64(of: chunk.bytes, .tus(algorithm))
                 extra.append(HeaderField("Upload-Checksum", algorithm.rawValue + " " + digest))
             }
             let sent = headers + extra
@@ -290,11 +290,5 @@ extension UploadEngine {
             outcome: HTTPTransport.Outcome(
                 result: final, bytesSent: offset, answeredEarly: false, requestFullySent: true,
                 retryAfter: record.lastRetryAfter))
-    }
-
-    static func digest(_ bytes: UnsafeRawBufferPointer, _ algorithm: TusChecksumAlgorithm) -> String {
-        var digest = StreamingDigest(.tus(algorithm))
-        digest.update(bytes)
-        return digest.base64
     }
 }

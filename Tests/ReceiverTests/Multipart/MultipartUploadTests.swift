@@ -100,7 +100,7 @@ import Testing
         let path = files.file("p.txt", Array("part".utf8))
         try await withReceiver({
             $0.maxParts = 3
-            $0.maxFieldBytes = 1000
+            $0.maxTotalFieldBytes = 1000
         }) { server in
             let four = try await Curl.run(
                 (1...4).flatMap { ["-F", "f\($0)=@\(path)"] } + [server.url + "/upload"])
