@@ -84,10 +84,7 @@ struct DemoCommand: AsyncParsableCommand {
 
     private func runWithoutUI(url: String, folder: SampleFiles.Folder, resumable: UploadRequest) async -> ExitStatus {
         let kept = keep ? "" : " (removed at the end; --keep keeps them)"
-        writeOut(
-            Array(
-                "Receiver: \(url)  (files are saved in \(folder.path)/received)\nSamples:  \(folder.path)\(kept)\n\n"
-                    .utf8))
+        printLine("Receiver: \(url)  (files are saved in \(folder.path)/received)\nSamples:  \(folder.path)\(kept)\n")
         // The back of the ID card goes only after the front succeeded, as a verification API expects.
         var front = MultipartForm()
         front.append(parameters: ["user": ["id": 42, "side": "front"]])

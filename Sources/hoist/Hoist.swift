@@ -1,5 +1,6 @@
 import ArgumentParser
 import Glibc
+import UploadEngine
 
 /// Exit statuses, documented in the README.
 enum ExitStatus: Int32 {
@@ -57,15 +58,24 @@ struct Hoist: AsyncParsableCommand {
     }
 }
 
+/// Every message Hoist writes to stderr, with what a terminal would act on
+/// (a server's escape sequences, a filename's controls) shown escaped.
 func printError(_ message: String) {
-    let line = Array((message + "\n").utf8)
+    let line = Array((TerminalText.escaped(message, keepingLines: true) + "\n").utf8)
     _ = line.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
 }
 
-func writeOut(_ bytes: [UInt8]) {
+/// A line of text to stdout, escaped as `printError` escapes.
+func printLine(_ text: String) {
+    writeOut(Array((TerminalText.escaped(text, keepingLines: true) + "\n").utf8))
+}
+
+func writeOut(_ bytes: [UInt8]) { writeAll(bytes, to: STDOUT_FILENO) }
+
+func writeAll(_ bytes: [UInt8], to descriptor: Int32) {
     var done = 0
     while done < bytes.count {
-        let count = bytes.withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress! + done, bytes.count - done) }
+        let count = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress! + done, bytes.count - done) }
         if count <= 0 { return }
         done += count
     }

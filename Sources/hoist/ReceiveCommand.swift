@@ -94,14 +94,14 @@ struct ReceiveCommand: AsyncParsableCommand {
         configuration.tusPath = noTus ? nil : "/files"
         if let tusExpire { configuration.tusExpiration = .seconds(tusExpire) }
         let receiver = Receiver(configuration: configuration) { entry in
-            writeOut(Array((entry.line + "\n").utf8))
+            printLine(entry.line)
         }
         do {
             try await receiver.start()
         } catch {
             throw BadInput("cannot listen on \(host):\(port): \(error)")
         }
-        writeOut(Array("hoist receive: listening on \(receiver.baseURL), saving to \(dir) (Ctrl-C stops)\n".utf8))
+        printLine("hoist receive: listening on \(receiver.baseURL), saving to \(dir) (Ctrl-C stops)")
         if !FileSending.isLoopback(host) {
             let who =
                 configuration.token == nil
@@ -110,8 +110,7 @@ struct ReceiveCommand: AsyncParsableCommand {
             printError("hoist receive: warning: listening on \(host), reachable from other machines; \(who)")
         }
         if let path = configuration.tusPath {
-            writeOut(
-                Array("hoist receive: tus uploads at \(receiver.baseURL)\(path) (resumable; hoist send --tus)\n".utf8))
+            printLine("hoist receive: tus uploads at \(receiver.baseURL)\(path) (resumable; hoist send --tus)")
         }
         await waitForSignal()
         await receiver.stop()

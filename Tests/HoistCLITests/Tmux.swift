@@ -49,6 +49,12 @@ struct Tmux {
         return result.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
     }
 
+    /// The pane's title, which an OSC 0 or 2 sequence written to the pane sets.
+    func title() async throws -> String {
+        let result = try await Self.tmux(["display-message", "-p", "-t", session, "#{pane_title}"])
+        return result.stdout.trimmingCharacters(in: .newlines)
+    }
+
     func resize(width: Int, height: Int) async throws {
         _ = try await Self.tmux(["resize-window", "-t", session, "-x", "\(width)", "-y", "\(height)"])
     }

@@ -36,9 +36,9 @@ public enum UploadFailure: Error, Sendable, Hashable, CustomStringConvertible {
         case let .httpStatus(status, message):
             let base = "HTTP \(status) \(HTTPStatusText.reason(status))"
             if status == 413 {
-                return base + (message.map { ": \($0)" } ?? "") + "; the server refused the body as too large"
+                return base + shown(message) + "; the server refused the body as too large"
             }
-            return base + (message.map { ": \($0)" } ?? "")
+            return base + shown(message)
         case let .answeredEarly(status, sent, total):
             let of = total.map { " of \($0)" } ?? ""
             return
@@ -50,12 +50,17 @@ public enum UploadFailure: Error, Sendable, Hashable, CustomStringConvertible {
             } else {
                 text += ", got \(actual.map { String(reflecting: $0) } ?? "nothing")"
             }
-            if let message { text += ": \(message)" }
-            return text
+            return text + shown(message)
         case let .cancelled(reason): return "cancelled: \(reason)"
         case let .protocolError(detail): return detail
         case let .other(detail): return detail
         }
+    }
+
+    /// A server's message as a description shows it: on the same line, with
+    /// nothing a terminal would act on.
+    private func shown(_ message: String?) -> String {
+        message.map { ": " + TerminalText.escaped($0) } ?? ""
     }
 
     /// The server's own message (from the success rule's message path), if any.

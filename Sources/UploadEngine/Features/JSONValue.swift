@@ -115,18 +115,32 @@ public indirect enum JSONValue: Sendable, Hashable {
         }
     }
 
-    /// A JSON string literal: `"`, `\` and the C0 controls escaped, the rest as UTF-8.
+    /// A JSON string literal: `"`, `\` and the C0 controls escaped, the rest as UTF-8;
+    /// DEL and the C1 controls too, so the line is safe to print to a terminal.
     /// One pass over the string's own bytes, copying the runs between escapes.
     private static func writeQuoted(_ text: String, to out: inout [UInt8]) {
         var text = text
         out.append(UInt8(ascii: "\""))
         text.withUTF8 { bytes in
             var run = 0
-            for index in bytes.indices {
+            var index = 0
+            while index < bytes.count {
                 let byte = bytes[index]
-                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run..<index]))
-                run = index + 1
+                index += 1
+                if byte == 0xC2, index < bytes.count, (0x80...0x9F).contains(bytes[index]) {
+                    // U+0080–U+009F, two bytes in UTF-8.
+                    out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run..<index - 1]))
+                    let value = bytes[index]
+                    out += Array("\\u00".utf8) + [hexDigits[Int(value >> 4)], hexDigits[Int(value & 15)]]
+                    index += 1
+                    run = index
+                    continue
+                }
+                guard byte < 0x20 || byte == 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else {
+                    continue
+                }
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run..<index - 1]))
+                run = index
                 switch byte {
                 case UInt8(ascii: "\""): out += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
                 case UInt8(ascii: "\\"): out += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]

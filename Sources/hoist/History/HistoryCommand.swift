@@ -30,8 +30,9 @@ struct HistoryCommand: ParsableCommand {
             let read = try store.items()
             (lines, skipped) = (read.items.map(HistoryLine.text(for:)), read.unreadable)
         }
+        // JSON lines are escaped by their encoder; text lines here.
         for line in limit.map({ Array(lines.suffix($0)) }) ?? lines {
-            writeOut(Array((line + "\n").utf8))
+            if json { writeOut(Array((line + "\n").utf8)) } else { printLine(line) }
         }
         if let note = store.skippedNote(skipped) { printError("hoist: " + note) }
         if lines.isEmpty, !json { printError("hoist: no history yet at \(store.path)") }

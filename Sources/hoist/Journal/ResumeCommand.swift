@@ -42,7 +42,8 @@ struct ResumeCommand: AsyncParsableCommand {
         let directory = JournalStore.defaultDirectory()
         if list { return try listJournals(in: directory) }
         let session = SendSession(
-            plan: SendPlan(requests: [], concurrency: concurrency), output: json ? .jsonLines : .bodies,
+            plan: SendPlan(requests: [], concurrency: concurrency),
+            output: json ? .jsonLines : .bodies(try BodyOutput(path: nil)),
             insecure: insecure, showProgress: !silent,
             history: noHistory ? nil : HistoryStore(path: HistoryStore.defaultPath()), journal: directory,
             journalCommand: "resume")
@@ -93,7 +94,7 @@ struct ResumeCommand: AsyncParsableCommand {
                 count += 1
                 let problem = task.problemNow
                 let line = ResumeListLine(task: task, document: document, problem: problem)
-                writeOut(Array(((json ? line.json : line.text) + "\n").utf8))
+                if json { writeOut(Array((line.json + "\n").utf8)) } else { printLine(line.text) }
             }
         }
         if count == 0 { printError("hoist: nothing to resume") }

@@ -85,6 +85,13 @@ struct SendCommand: AsyncParsableCommand {
             "A field whose value is never printed (password, token... are masked anyway).", valueName: "name"))
     var secretFields: [String] = []
 
+    @Option(
+        name: [.customShort("o"), .customLong("output")],
+        help: ArgumentHelp(
+            "Write the response bodies to this file (- for stdout, even binary ones on a terminal).",
+            valueName: "file"))
+    var output: String?
+
     @Flag(name: [.customShort("s"), .customLong("silent")], help: "No progress rows.")
     var silent = false
 
@@ -104,7 +111,8 @@ struct SendCommand: AsyncParsableCommand {
     func run() async throws {
         let plan = try SendPlan(command: self, profile: target.loadProfile())
         let session = SendSession(
-            plan: plan, output: jsonOutput ? .jsonLines : .bodies, verbose: verbose, insecure: target.insecure,
+            plan: plan, output: jsonOutput ? .jsonLines : .bodies(try BodyOutput(path: output)), verbose: verbose,
+            insecure: target.insecure,
             showProgress: !silent,
             history: noHistory ? nil : HistoryStore(path: HistoryStore.defaultPath()),
             journal: noJournal ? nil : JournalStore.defaultDirectory())

@@ -15,7 +15,7 @@ final class SendSession: UploadEventMonitor, @unchecked Sendable {
     /// What goes to stdout for each finished task.
     enum Output {
         /// The response body, as curl prints it.
-        case bodies
+        case bodies(BodyOutput)
         /// One JSON object per task (`--json`).
         case jsonLines
         /// A status line with the decoded JSON answer (the demo).
@@ -142,13 +142,10 @@ final class SendSession: UploadEventMonitor, @unchecked Sendable {
         case .jsonLines:
             between { writeOut(Array((ResultLine.json(for: task) + "\n").utf8)) }
         case .summary:
-            between { writeOut(Array((ResultLine.summary(for: task) + "\n").utf8)) }
-        case .bodies:
+            between { printLine(ResultLine.summary(for: task)) }
+        case .bodies(let destination):
             if let body = task.response?.body, !body.isEmpty {
-                between {
-                    writeOut(body)
-                    if body.last != UInt8(ascii: "\n"), isatty(STDOUT_FILENO) == 1 { writeOut([0x0A]) }
-                }
+                between { destination.write(body, of: task) }
             }
         }
         if let failure = task.failure.map({ "\($0)" }) ?? cancellation(task) {
