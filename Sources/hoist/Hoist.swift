@@ -33,7 +33,10 @@ struct Hoist: AsyncParsableCommand {
 
     /// Parses with Hoist's own exit statuses: 2 for any bad input.
     static func main() async {
-        let arguments = ArgumentRewriter.rewrite(Array(CommandLine.arguments.dropFirst()))
+        let given = Array(CommandLine.arguments.dropFirst())
+        argumentSecrets = ArgumentSecrets(given)
+        argumentSecrets.blankProcessArguments()
+        let arguments = ArgumentRewriter.rewrite(given)
         do {
             var command = try parseAsRoot(arguments)
             if var asyncCommand = command as? any AsyncParsableCommand {
@@ -58,16 +61,24 @@ struct Hoist: AsyncParsableCommand {
     }
 }
 
-/// Every message Hoist writes to stderr, with what a terminal would act on
-/// (a server's escape sequences, a filename's controls) shown escaped.
+/// The command line's secrets, set once at start, before any other thread runs.
+nonisolated(unsafe) var argumentSecrets = ArgumentSecrets([])
+
+/// Every message Hoist writes to stderr: the command line's secrets masked,
+/// and what a terminal would act on (a server's escape sequences, a
+/// filename's controls) shown escaped.
 func printError(_ message: String) {
-    let line = Array((TerminalText.escaped(message, keepingLines: true) + "\n").utf8)
+    let line = Array((shown(message) + "\n").utf8)
     _ = line.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
 }
 
-/// A line of text to stdout, escaped as `printError` escapes.
+/// A line of text to stdout, as `printError` shows it.
 func printLine(_ text: String) {
-    writeOut(Array((TerminalText.escaped(text, keepingLines: true) + "\n").utf8))
+    writeOut(Array((shown(text) + "\n").utf8))
+}
+
+private func shown(_ text: String) -> String {
+    TerminalText.escaped(argumentSecrets.masked(text), keepingLines: true)
 }
 
 func writeOut(_ bytes: [UInt8]) { writeAll(bytes, to: STDOUT_FILENO) }

@@ -69,35 +69,51 @@ public enum Secrets {
     /// query parameters that carry credentials (`token=`, `api_key=`, a
     /// presigned URL's `X-Amz-Signature=` and `X-Amz-Credential=`...).
     public static func displayURL(_ url: String) -> String {
+        let ranges = credentialRanges(inURL: url)
+        guard !ranges.isEmpty else { return url }
+        var bytes = Array(url.utf8)
+        for range in ranges.reversed() { bytes.replaceSubrange(range, with: mask.utf8) }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Where `displayURL` masks: UTF-8 offsets into `url`, in order (a range
+    /// may be empty, as the password of `user:@host`).
+    public static func credentialRanges(inURL url: String) -> [Range<Int>] {
+        let bytes = Array(url.utf8)
         // Most URLs carry neither credentials nor a query: nothing to mask.
-        guard url.utf8.contains(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "@") }) else { return url }
-        let beforeFragment = url.firstIndex(of: "#") ?? url.endIndex
-        let fragment = String(url[beforeFragment...])
-        var head = String(url[..<beforeFragment])
-        var query: String?
-        if let question = head.firstIndex(of: "?") {
-            query = String(head[head.index(after: question)...])
-            head = String(head[..<question])
-        }
-        if let schemeEnd = head.range(of: "://") {
-            let rest = head[schemeEnd.upperBound...]
-            let authorityEnd = rest.firstIndex(of: "/") ?? rest.endIndex
-            let authority = rest[..<authorityEnd]
-            if let at = authority.lastIndex(of: "@") {
+        guard bytes.contains(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "@") }) else { return [] }
+        let fragment = bytes.firstIndex(of: UInt8(ascii: "#")) ?? bytes.count
+        let query = bytes[..<fragment].firstIndex(of: UInt8(ascii: "?"))
+        let headEnd = query ?? fragment
+        var ranges: [Range<Int>] = []
+        if let schemeEnd = firstIndex(of: Array("://".utf8), in: bytes[..<headEnd]) {
+            let start = schemeEnd + 3
+            let authorityEnd = bytes[start..<headEnd].firstIndex(of: UInt8(ascii: "/")) ?? headEnd
+            if let at = bytes[start..<authorityEnd].lastIndex(of: UInt8(ascii: "@")) {
                 // `user:password@` keeps the user; a lone `TOKEN@` is the credential itself.
-                let userInfo = authority[..<at]
-                let shown = userInfo.contains(":") ? userInfo.prefix { $0 != ":" } + ":" + mask : mask
-                head = String(head[..<schemeEnd.upperBound]) + shown + String(rest[at...])
+                let colon = bytes[start..<at].firstIndex(of: UInt8(ascii: ":"))
+                ranges.append(colon.map { ($0 + 1)..<at } ?? start..<at)
             }
         }
-        guard let query else { return head + fragment }
-        let pairs: [String] = query.split(separator: "&", omittingEmptySubsequences: false).map { pair in
-            guard let equals = pair.firstIndex(of: "="), isSecretParameter(String(pair[..<equals])) else {
-                return String(pair)
+        guard let query else { return ranges }
+        var pairStart = query + 1
+        while pairStart <= fragment {
+            let pairEnd = bytes[pairStart..<fragment].firstIndex(of: UInt8(ascii: "&")) ?? fragment
+            if let equals = bytes[pairStart..<pairEnd].firstIndex(of: UInt8(ascii: "=")),
+                isSecretParameter(String(decoding: bytes[pairStart..<equals], as: UTF8.self))
+            {
+                ranges.append((equals + 1)..<pairEnd)
             }
-            return String(pair[...equals]) + mask
+            pairStart = pairEnd + 1
         }
-        return head + "?" + pairs.joined(separator: "&") + fragment
+        return ranges
+    }
+
+    private static func firstIndex(of needle: [UInt8], in haystack: ArraySlice<UInt8>) -> Int? {
+        guard haystack.count >= needle.count else { return nil }
+        return (haystack.startIndex...(haystack.endIndex - needle.count)).first {
+            haystack[$0..<($0 + needle.count)].elementsEqual(needle)
+        }
     }
 
     private static func isSecretParameter(_ name: String) -> Bool {

@@ -143,15 +143,26 @@ struct RequestOptions: ParsableArguments {
 
     @Option(
         name: [.customShort("H"), .customLong("header")],
-        help: ArgumentHelp("An extra request header.", valueName: "Name: value"), transform: TargetValue.headerLine)
-    var headers: [HeaderField] = []
+        help: ArgumentHelp(
+            "An extra request header, or @file: one header per line (blank lines and # comments skipped).",
+            valueName: "Name: value"))
+    var headers: [String] = []
+
+    @Option(
+        name: .customLong("secret-header"),
+        help: ArgumentHelp(
+            "A header whose value is never printed (Authorization, *-Token, *-Key... are masked anyway).",
+            valueName: "name"))
+    var secretHeaders: [String] = []
 
     @Option(name: [.customShort("A"), .customLong("user-agent")], help: "The User-Agent header.")
     var userAgent: String?
 
     @Option(
         name: [.customShort("u"), .customLong("user")],
-        help: ArgumentHelp("Basic authentication; the password is never printed.", valueName: "user:password"))
+        help: ArgumentHelp(
+            "Basic authentication; the password is never printed. A user alone asks for the password on the terminal.",
+            valueName: "user[:password]"))
     var user: String?
 
     @Option(
@@ -187,9 +198,14 @@ struct RequestOptions: ParsableArguments {
         help: ArgumentHelp("The JSON key path of the server's message, shown on failure.", valueName: "key.path"))
     var messagePath: String?
 
-    /// -H, then -A and -u as the headers they stand for.
+    /// -H (and the lines of -H @file), then -A and -u as the headers they stand for.
     func headerEntries() throws -> [FormEntry] {
-        var entries = headers.map { FormEntry(kind: .header, name: $0.name, value: $0.value) }
+        let marked = Set(secretHeaders)
+        var entries = try headers.flatMap(Self.headerFields).map {
+            FormEntry(
+                kind: .header, name: $0.name, value: $0.value,
+                isSecret: Secrets.isSecretHeader($0.name, marked: marked) ? true : nil)
+        }
         if let userAgent {
             let header = try checked("-A") { () throws(TargetValueError) in
                 try TargetValue.header(name: "User-Agent", value: userAgent)
@@ -197,15 +213,25 @@ struct RequestOptions: ParsableArguments {
             entries.append(FormEntry(kind: .header, name: header.name, value: header.value))
         }
         if let user {
-            guard user.contains(":") else {
-                throw BadInput("-u \(user.split(separator: ":").first ?? ""): give user:password")
-            }
+            let credentials = user.contains(":") ? user : user + ":" + (try PasswordPrompt.ask(for: user))
             entries.append(
                 FormEntry(
                     kind: .header, name: "Authorization",
-                    value: "Basic " + String(decoding: Base64.encode(Array(user.utf8)), as: UTF8.self)))
+                    value: "Basic " + String(decoding: Base64.encode(Array(credentials.utf8)), as: UTF8.self)))
         }
         return entries
+    }
+
+    /// One -H argument's headers: the line itself, or each line of `@file`, as curl reads it.
+    static func headerFields(_ argument: String) throws -> [HeaderField] {
+        guard argument.hasPrefix("@") else {
+            return [try checked("-H") { () throws(TargetValueError) in try TargetValue.headerLine(argument) }]
+        }
+        do {
+            return try HeaderFile.read(String(argument.dropFirst()))
+        } catch {
+            throw BadInput("-H \(argument): \(error)")
+        }
     }
 }
 

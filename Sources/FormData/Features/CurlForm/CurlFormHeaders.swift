@@ -120,3 +120,22 @@ enum CurlFormHeaders {
         return HeaderField(name, String(decoding: value, as: UTF8.self))
     }
 }
+
+/// A headers file, as `-H @file` reads it: the rules of curl's `headers=@file`
+/// (`#` comments, folded lines, blank lines skipped), each line `Name: value`.
+public enum HeaderFile {
+    public struct Unusable: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    public static func read(_ path: String) throws(Unusable) -> [HeaderField] {
+        do {
+            let lines = try CurlFormHeaders.lines(inFile: try CurlFormHeaders.readFile(path), path: path)
+            return try lines.map { line throws(CurlFormHeaders.Refusal) in try CurlFormHeaders.field(line) }
+        } catch let refusal as CurlFormHeaders.Refusal {
+            throw Unusable(description: refusal.reason)
+        } catch {
+            throw Unusable(description: "\(error)")
+        }
+    }
+}

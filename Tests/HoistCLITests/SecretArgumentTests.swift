@@ -1,0 +1,149 @@
+import Foundation
+import Glibc
+import TestSupport
+import Testing
+
+/// Secrets given on the command line: gone from `/proc/PID/cmdline` while
+/// the upload runs, masked in every message, and sent as given.
+@Suite struct SecretArgumentTests {
+    /// Python's http.server: answers the request's headers as JSON; `/slow`
+    /// answers after 3 s; `/check?basic=B64` answers only whether the
+    /// Authorization header was `Basic B64` (so the screen never shows it).
+    static let script = #"""
+        import http.server, json, time, urllib.parse
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):
+                self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                url = urllib.parse.urlsplit(self.path)
+                if url.path == "/slow": time.sleep(3)
+                if url.path == "/check":
+                    expected = "Basic " + urllib.parse.parse_qs(url.query)["basic"][0]
+                    answer = {"auth_ok": self.headers.get("Authorization") == expected}
+                else:
+                    answer = {"headers": {k.lower(): v for k, v in self.headers.items()}}
+                body = json.dumps(answer).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+            def log_message(self, *args): pass
+        http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler).serve_forever()
+        """#
+
+    func withEchoServer<T>(_ body: (String) async throws -> T) async throws -> T {
+        let server = try Subprocess("/usr/bin/env", ["python3", "-c", Self.script], timeout: .seconds(300))
+        defer { kill(server.pid, SIGKILL) }
+        return try await body("http://127.0.0.1:\(try await Subprocess.listeningPort(of: server.pid))")
+    }
+
+    func headers(in output: String) throws -> [String: String] {
+        let answer = try jsonObject(try #require(output.split(separator: "\n").first.map(String.init)))
+        return try #require(answer["headers"] as? [String: String])
+    }
+
+    @Test func secretsAreBlankedInTheProcessArgumentsWhileTheUploadRuns() async throws {
+        try await withEchoServer { url in
+            let arguments = [
+                "send", url.replacingOccurrences(of: "://", with: "://t0kenuser@") + "/slow?api_key=k3yvalue",
+                "-u", "alice:s3cret", "-H", "Private-Token: abcdef", "-H", "X-Plain: visible", "-F", "a=b",
+                "--header=X-Api-Key: zzz999", "--secret-header", "X-Plain", "-F", "password=hunter2",
+                "--no-history", "-s",
+            ]
+            let send = try Subprocess(hoistBinary, arguments, environment: hoistEnvironment(), timeout: .seconds(60))
+            // Blanked once hoist has read its arguments, long before the server answers (3 s).
+            var shown = ""
+            for _ in 0..<50 {
+                try await Task.sleep(for: .milliseconds(50))
+                let bytes = (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(send.pid)/cmdline"))) ?? Data()
+                shown = String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: "\0", with: " ")
+                if shown.contains("--no-history"), !shown.contains("hunter2") { break }
+            }
+            for secret in ["t0kenuser", "k3yvalue", "s3cret", "abcdef", "visible", "zzz999", "hunter2"] {
+                #expect(!shown.contains(secret), "\(secret) in \(shown)")
+            }
+            #expect(shown.contains("-u alice:****** -H Private-Token: ****** -H X-Plain: ******* -F a=b"), "\(shown)")
+            #expect(shown.contains("--header=X-Api-Key: ******"), "\(shown)")
+            let result = await send.result()
+            #expect(result.status == 0)
+            // What was blanked is what was sent.
+            let sent = try headers(in: String(decoding: result.stdout, as: UTF8.self))
+            #expect(sent["x-api-key"] == "zzz999")
+            #expect(sent["authorization"] == "Basic " + Data("alice:s3cret".utf8).base64EncodedString())
+            #expect(sent["private-token"] == "abcdef")
+            #expect(sent["x-plain"] == "visible")
+        }
+    }
+
+    @Test func errorsAboutABadURLOrHeaderDoNotRepeatTheSecret() async throws {
+        for (arguments, secret) in [
+            (["send", "https://T0KEN-abc@ho st/", "-F", "a=b"], "T0KEN-abc"),
+            (["send", "https://u:pa55word@ho st/", "-F", "a=b"], "pa55word"),
+            (["send", "http://127.0.0.1:9/", "-F", "a=b", "-H", "Authorization Bearer sekrit1"], "sekrit1"),
+            (["send", "http://127.0.0.1:9/", "-F", "a=b", "-H", "Authorization: Bearer x\ny-sekrit2"], "sekrit2"),
+            (["send", "http://127.0.0.1:9/?access_token=sekrit3", "-F", "a=b", "--retries", "0"], "sekrit3"),
+        ] {
+            let result = try await hoist(arguments)
+            #expect(result.status != 0)
+            #expect(!result.stderr.isEmpty)
+            #expect(!result.stderr.contains(secret), "\(result.stderr)")
+        }
+    }
+
+    /// `-H @file` reads headers as curl's headers files; `--secret-header` masks one in `-v`.
+    @Test func headersComeFromAFileAndAMarkedHeaderIsMasked() async throws {
+        let folder = TemporaryDirectory()
+        let file = folder.file(
+            "headers.txt",
+            Array("# sent with every upload\r\nAuthorization: Bearer from-file-42\r\n\r\nX-Tenant:  acme \n".utf8))
+        try await withEchoServer { url in
+            let result = try await hoist([
+                "send", url + "/echo", "-F", "a=b", "-H", "@" + file, "-H", "X-Plain: visible-value",
+                "--secret-header", "x-plain", "-v", "--no-history",
+            ])
+            #expect(result.status == 0, "\(result.stderr)")
+            let sent = try headers(in: result.stdout)
+            #expect(sent["authorization"] == "Bearer from-file-42")
+            #expect(sent["x-tenant"] == "acme")
+            #expect(sent["x-plain"] == "visible-value")
+            #expect(result.stderr.contains("> Authorization: Bearer ••••••"), "\(result.stderr)")
+            #expect(result.stderr.contains("> X-Tenant: acme"))
+            #expect(result.stderr.contains("> X-Plain: ••••••"))
+            #expect(!result.stderr.contains("from-file-42") && !result.stderr.contains("visible-value"))
+        }
+        let missing = try await hoist(["send", "http://127.0.0.1:9/", "-F", "a=b", "-H", "@/no/such/headers"])
+        #expect(missing.status == 2)
+        #expect(missing.stderr.contains("-H @/no/such/headers:"), "\(missing.stderr)")
+        let bad = folder.file("bad.txt", Array("NoColonHere\n".utf8))
+        let refused = try await hoist(["send", "http://127.0.0.1:9/", "-F", "a=b", "-H", "@" + bad])
+        #expect(refused.status == 2)
+        #expect(refused.stderr.contains("is not of the form 'Name: value'"), "\(refused.stderr)")
+    }
+
+    /// `-u user` asks for the password on the terminal without echoing it.
+    @Test func aUserAloneIsAskedForThePasswordOnTheTerminal() async throws {
+        let folder = TemporaryDirectory()
+        try await withEchoServer { url in
+            let expected = Data("alice:pass word!".utf8).base64EncodedString()
+            let tmux = try await Tmux.start(width: 120, height: 20, directory: folder.path)
+            defer { Task { await tmux.kill() } }
+            try await tmux.type(
+                "XDG_STATE_HOME=\(folder.path) \(hoistBinary) send '\(url)/check?basic=\(expected)' -u alice -F a=b -s")
+            try await tmux.press("Enter")
+            try await tmux.waitFor("the prompt") {
+                $0.contains { $0.contains("Enter host password for user 'alice':") }
+            }
+            try await tmux.type("pass word!")
+            try await tmux.press("Enter")
+            let screen = try await tmux.waitFor("the answer") { $0.contains { $0.contains("auth_ok") } }
+            #expect(screen.contains { $0.contains(#"{"auth_ok": true}"#) }, "\(screen)")
+            #expect(!screen.contains { $0.contains("pass word!") }, "the password was echoed")
+        }
+        // Without a terminal to ask on, a clear error before anything is sent.
+        let detached = try await run(
+            "/usr/bin/setsid", ["-w", hoistBinary, "send", "http://127.0.0.1:9/", "-u", "alice", "-F", "a=b"],
+            environment: hoistEnvironment())
+        #expect(detached.status == 2)
+        #expect(detached.stderr.contains("-u alice: no terminal to ask the password on; give -u user:password"))
+    }
+}
