@@ -10,8 +10,8 @@ import UploadEngine
 struct ArgumentSecrets {
     /// Per argument index, the byte ranges that hold a secret.
     private(set) var spans: [(argument: Int, range: Range<Int>)] = []
-    /// The secret texts, longest first (so a secret holding another is masked whole).
-    private(set) var texts: [String] = []
+    /// The secret texts to mask in messages.
+    private(set) var texts: Set<String> = []
 
     /// Shorter texts are not masked in messages: "a" would mask every "a".
     static let shortest = 3
@@ -37,19 +37,18 @@ struct ArgumentSecrets {
             }
             index += 1
         }
-        texts = Array(Set(texts)).sorted { $0.utf8.count > $1.utf8.count }
     }
 
     private mutating func add(argument: Int, range: Range<Int>, in value: String, _ local: Range<Int>) {
         guard !local.isEmpty else { return }
         spans.append((argument, range))
         let text = String(decoding: Array(value.utf8)[local], as: UTF8.self)
-        if text.utf8.count >= Self.shortest { texts.append(text) }
+        if text.utf8.count >= Self.shortest { texts.insert(text) }
     }
 
     /// `message` with every secret replaced by the mask.
     func masked(_ message: String) -> String {
-        texts.reduce(message) { $0.replacingOccurrences(of: $1, with: Secrets.mask) }
+        Secrets.masked(message, hiding: texts)
     }
 
     /// Overwrites the secrets with `*` in the process's own argv, which is

@@ -142,8 +142,7 @@ extension AppModel {
 
     private mutating func handlePaneKey(_ key: Key) -> [Effect] {
         if focus == .response {
-            let document = ResponseDocument(task: responseSnapshot, state: response)
-            response.handle(key, document: document, viewHeight: ScreenLayout(size: size).listHeight(.response))
+            response.handle(key, document: responseDocument, viewHeight: ScreenLayout(size: size).listHeight(.response))
             return []
         }
         if moveCursor(key) { return [] }
@@ -243,6 +242,12 @@ extension AppModel {
 
     var responseSnapshot: TaskSnapshot? { responseTask.flatMap { tasks[$0] } }
 
+    /// What the Response pane shows, with the fields marked secret masked in the answer too.
+    var responseDocument: ResponseDocument {
+        ResponseDocument(
+            task: responseSnapshot, state: response, secretNames: Set(entries.filter(\.isSecret).map(\.name)))
+    }
+
     // MARK: Mouse
 
     private mutating func click(x: Int, y: Int) -> [Effect] {
@@ -250,7 +255,7 @@ extension AppModel {
         guard let pane = Pane.allCases.first(where: { layout.rect($0).contains(x: x, y: y) }) else { return [] }
         focus = pane
         if pane == .response {
-            let lines = ResponseDocument(task: responseSnapshot, state: response).lines.count
+            let lines = responseDocument.lines.count
             response.select(
                 row: y - layout.rect(pane).y - 1, lineCount: lines, viewHeight: layout.listHeight(.response))
             return []

@@ -47,12 +47,19 @@ public struct ResponseDocument: Sendable {
 
     /// The task shown (kept so state changes can rebuild the document).
     public let task: TaskSnapshot?
+    /// Fields the user marked secret, masked in the answer too (kept for rebuilds).
+    public let secretNames: Set<String>
     public private(set) var lines: [Line] = []
     /// The index of the first body line; `lines.count` when there is no body.
     public private(set) var bodyStart = 0
+    /// What is masked in this answer: the request's secrets the server
+    /// echoed, and the values of secret keys; empty when `s` shows them.
+    private var hidden: Set<String> = []
+    private var marked: Set<String> = []
 
-    public init(task: TaskSnapshot?, state: ResponseViewState) {
+    public init(task: TaskSnapshot?, state: ResponseViewState, secretNames: Set<String> = []) {
         self.task = task
+        self.secretNames = secretNames
         guard let task else {
             lines = [Self.note("no task selected")]
             bodyStart = lines.count
@@ -64,10 +71,18 @@ public struct ResponseDocument: Sendable {
             bodyStart = lines.count
             return
         }
+        marked = secretNames
+        let hideable = Secrets.hiddenTexts(
+            in: response.json, marked: marked, values: Secrets.values(in: task.request, marked: marked))
+        if !state.revealsSecrets { hidden = hideable }
         lines.append(Self.statusLine(response))
-        if let failure = task.failure { lines += Self.banner(failure) }
+        if let failure = task.failure { lines += Self.banner(failure, hiding: hidden) }
+        if !hideable.isEmpty {
+            lines.append(
+                Self.note(state.revealsSecrets ? "secrets shown · s masks them" : "secrets masked · s shows them"))
+        }
         if state.showHeaders {
-            lines += Self.headerLines(response.headers)
+            lines += Self.headerLines(response.headers, masked: !state.revealsSecrets)
             lines.append(Line(spans: []))
         }
         bodyStart = lines.count
@@ -175,7 +190,7 @@ public struct ResponseDocument: Sendable {
 
     /// Why a task with a response failed, bold red; the server's own message
     /// (e.g. RETMSG) gets the first line to itself.
-    static func banner(_ failure: UploadFailure) -> [Line] {
+    static func banner(_ failure: UploadFailure, hiding hidden: Set<String> = []) -> [Line] {
         let strong = Style.fg(.red).bolded
         let detail: String?
         switch failure {
@@ -195,7 +210,7 @@ public struct ResponseDocument: Sendable {
             detail = failure.description
         }
         var lines: [Line] = []
-        if let message = failure.serverMessage, !message.isEmpty {
+        if let message = failure.serverMessage.map({ Secrets.masked($0, hiding: hidden) }), !message.isEmpty {
             for (index, text) in ResponseText.lines(message).enumerated() {
                 lines.append(Line(spans: [Span((index == 0 ? "✘ " : "  ") + text, strong)]))
             }
@@ -206,12 +221,14 @@ public struct ResponseDocument: Sendable {
         return lines
     }
 
-    static func headerLines(_ headers: [HeaderField]) -> [Line] {
+    /// The answer's headers; `Set-Cookie` and other secret ones masked unless shown.
+    static func headerLines(_ headers: [HeaderField], masked: Bool = true) -> [Line] {
         guard !headers.isEmpty else { return [note("(no headers)")] }
         return headers.map { field in
-            Line(spans: [
+            let value = masked ? Secrets.displayValue(header: field.name, value: field.value) : field.value
+            return Line(spans: [
                 Span(ResponseText.displayable(field.name), Style.fg(.cyan)),
-                Span(": " + ResponseText.displayable(field.value)),
+                Span(": " + ResponseText.displayable(value)),
             ])
         }
     }
@@ -222,7 +239,8 @@ public struct ResponseDocument: Sendable {
         switch response.content {
         case .empty:
             lines.append(Self.note("(empty body)"))
-        case .json(let value):
+        case .json(let received):
+            let value = hidden.isEmpty ? received : Secrets.masked(received, marked: marked, values: hidden)
             switch state.mode {
             case .tree:
                 var builder = JSONTreeBuilder(collapsed: state.collapsed, lines: lines)
@@ -246,6 +264,6 @@ public struct ResponseDocument: Sendable {
     }
 
     private mutating func appendText(_ text: String) {
-        lines += ResponseText.lines(text).map { Line(spans: [Span($0)]) }
+        lines += ResponseText.lines(Secrets.masked(text, hiding: hidden)).map { Line(spans: [Span($0)]) }
     }
 }

@@ -21,6 +21,8 @@ public struct ResponseViewState: Sendable, Hashable {
     public var mode: Mode
     /// Raw mode shows JSON pretty-printed (2-space indent) instead of as received.
     public var pretty: Bool
+    /// Secrets in the answer (echoed ones, values of secret keys) shown, not masked.
+    public var revealsSecrets = false
 
     public init(
         collapsed: Set<String> = [], cursor: Int = 0, scroll: Int = 0,
@@ -165,6 +167,12 @@ public struct ResponseViewState: Sendable, Hashable {
         rebuild(from: document, viewHeight: viewHeight)
     }
 
+    /// Shows or masks the secrets in the answer.
+    public mutating func toggleSecrets(in document: ResponseDocument, viewHeight: Int) {
+        revealsSecrets.toggle()
+        rebuild(from: document, viewHeight: viewHeight)
+    }
+
     // MARK: - Keys
 
     /// Handles a key of the focused Response pane; false when it is not one
@@ -174,7 +182,8 @@ public struct ResponseViewState: Sendable, Hashable {
     /// ↑↓/j k move, PgUp PgDn page, Home End/g G first and last line,
     /// ←/h collapse or go to the parent, →/l expand or go to the first
     /// child, Enter/Space toggle, E/C expand/collapse all, i headers,
-    /// w raw/tree, P pretty/as received, the wheel scrolls 3 lines.
+    /// w raw/tree, P pretty/as received, s shows or masks secrets, the
+    /// wheel scrolls 3 lines.
     @discardableResult
     public mutating func handle(_ key: Key, document: ResponseDocument, viewHeight: Int) -> Bool {
         let count = document.lines.count
@@ -194,6 +203,7 @@ public struct ResponseViewState: Sendable, Hashable {
         case .character("i"): toggleHeaders(in: document, viewHeight: viewHeight)
         case .character("w"): toggleRaw(in: document, viewHeight: viewHeight)
         case .character("P"): togglePretty(in: document, viewHeight: viewHeight)
+        case .character("s"): toggleSecrets(in: document, viewHeight: viewHeight)
         default: return false
         }
         return true
@@ -233,7 +243,7 @@ public struct ResponseViewState: Sendable, Hashable {
     private mutating func rebuild(from old: ResponseDocument, viewHeight: Int) {
         let (oldCursor, oldScroll) = window(lineCount: old.lines.count, viewHeight: viewHeight)
         let anchor = anchor(in: old, cursor: oldCursor)
-        let new = ResponseDocument(task: old.task, state: self)
+        let new = ResponseDocument(task: old.task, state: self, secretNames: old.secretNames)
         switch anchor {
         case .nodes(let paths):
             cursor = paths.lazy.compactMap { new.index(ofPath: $0) }.first ?? new.bodyStart

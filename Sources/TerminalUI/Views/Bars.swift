@@ -83,7 +83,7 @@ enum Bars {
         case .response:
             return [
                 ("↑↓", "move"), ("←→", "fold"), ("Enter", "toggle"), ("E/C", "all"), ("i", "headers"), ("w", "raw"),
-                ("P", "pretty"),
+                ("P", "pretty"), ("s", "secrets"),
             ] + common
         }
     }

@@ -42,6 +42,7 @@ enum HelpView {
                 ("Enter or Space", "toggle a node"), ("E / C", "expand all / collapse all"),
                 ("i", "show or hide headers"),
                 ("w", "raw body or JSON tree"), ("P", "pretty-print the raw body"),
+                ("s", "show or mask the secrets the server echoed"),
             ]
         ),
         (

@@ -33,7 +33,7 @@ public enum Screen {
         Frame.draw(
             &grid, rect, title: task.map { "Response · " + $0.request.displayName } ?? Pane.response.title,
             focused: focused)
-        let document = ResponseDocument(task: task, state: model.response)
-        ResponseView.render(document, state: model.response, into: &grid, in: rect.inset(1), focused: focused)
+        ResponseView.render(
+            model.responseDocument, state: model.response, into: &grid, in: rect.inset(1), focused: focused)
     }
 }

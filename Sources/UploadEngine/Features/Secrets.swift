@@ -161,6 +161,37 @@ public enum Secrets {
         }
     }
 
+    /// The texts to hide in an answer shown as text: `values` (secrets the
+    /// request sent, which the server may echo) and the strings held under
+    /// secret-looking or marked keys of `json`.
+    public static func hiddenTexts(in json: JSONValue?, marked: Set<String> = [], values: Set<String> = [])
+        -> Set<String>
+    {
+        var texts = values
+        func walk(_ value: JSONValue, underSecret: Bool) {
+            switch value {
+            case .object(let members):
+                for member in members {
+                    walk(member.value, underSecret: underSecret || isSecretField(member.key, marked: marked))
+                }
+            case .array(let items): items.forEach { walk($0, underSecret: underSecret) }
+            case .string(let text) where underSecret: texts.insert(text)
+            case .number(let literal) where underSecret: texts.insert(literal)
+            default: break
+            }
+        }
+        if let json { walk(json, underSecret: false) }
+        return texts.filter { !$0.isEmpty }
+    }
+
+    /// `text` with each of `hidden` replaced by the mask, longest first.
+    public static func masked(_ text: String, hiding hidden: Set<String>) -> String {
+        guard !hidden.isEmpty else { return text }
+        return hidden.sorted { $0.count > $1.count }.reduce(text) {
+            $0.replacingOccurrences(of: $1, with: mask)
+        }
+    }
+
     private static func holdsSecret(_ value: JSONValue, marked: Set<String>, values: Set<String>) -> Bool {
         switch value {
         case .object(let members):
