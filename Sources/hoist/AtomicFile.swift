@@ -1,13 +1,19 @@
 import Glibc
 
 /// Replacing a file so that a crash at any moment leaves the old contents or
-/// the new, never a mix: a temporary file beside it (mode 0600), fsync,
-/// rename over the old one, fsync of the folder. Used for the journal and
-/// the profiles file.
+/// the new, never a mix: a temporary file beside it, fsync, rename over the
+/// old one, fsync of the folder. Used for the journal and the profiles file.
+/// The temporary file has a new random name, created with `O_EXCL` (so a
+/// link planted there is refused, never followed) and mode 0600 (so a
+/// leftover's mode is never inherited).
 enum AtomicFile {
     static func write(_ bytes: [UInt8], to path: String) throws(StateFileError) {
-        let temporary = path + ".tmp"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        var (temporary, fd) = ("", Int32(-1))
+        for _ in 0..<8 where fd < 0 {
+            temporary = path + ".tmp-" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
+            fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+            if fd < 0, errno != EEXIST { break }
+        }
         guard fd >= 0 else { throw .errno("cannot create", temporary) }
         do {
             try writeAll(bytes, to: fd, path: temporary)
@@ -48,6 +54,30 @@ enum AtomicFile {
         let fd = open(folder.isEmpty ? "/" : folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { return }
         fsync(fd)
+        close(fd)
+    }
+}
+
+/// An exclusive `flock` on a lock file beside a file that is read, changed
+/// and replaced (its own inode changes with each rename, so it cannot hold
+/// the lock). Waits for another Hoist holding it.
+final class FileLock {
+    private let fd: Int32
+
+    init(_ path: String) throws(StateFileError) {
+        fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw .errno("cannot open the lock", path) }
+        while flock(fd, LOCK_EX) != 0 {
+            guard errno == EINTR else {
+                let error = StateFileError.errno("cannot lock", path)
+                close(fd)
+                throw error
+            }
+        }
+    }
+
+    func release() {
+        flock(fd, LOCK_UN)
         close(fd)
     }
 }

@@ -24,14 +24,14 @@ struct HistoryCommand: ParsableCommand {
         let lines: [String]
         let skipped: Int
         if json {
-            let read = try store.read()
+            let read = try store.read(limit: limit)
             (lines, skipped) = (read.entries.map(\.compactJSON), read.skipped)
         } else {
-            let read = try store.items()
+            let read = try store.items(limit: limit)
             (lines, skipped) = (read.items.map(HistoryLine.text(for:)), read.unreadable)
         }
         // JSON lines are escaped by their encoder; text lines here.
-        for line in limit.map({ Array(lines.suffix($0)) }) ?? lines {
+        for line in lines {
             if json { writeOut(Array((line + "\n").utf8)) } else { printLine(line) }
         }
         if let note = store.skippedNote(skipped) { printError("hoist: " + note) }

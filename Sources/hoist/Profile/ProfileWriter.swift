@@ -27,6 +27,11 @@ extension Profile {
         name: String, target: Target, entries: [FormEntry], origin: Profile?, to path: String = Profile.path,
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws {
+        let folder = (path as NSString).deletingLastPathComponent
+        try XDG.makePrivateDirectories(folder)
+        // Read, change, write under the lock: two saves at once both land.
+        let lock = try FileLock(path + ".lock")
+        defer { lock.release() }
         let existing = try readText(path) ?? ""
         let tables: [String: RawProfile]
         do {
@@ -53,8 +58,6 @@ extension Profile {
         } catch {
             throw BadInput("profile not saved: \(error)")
         }
-        let folder = (path as NSString).deletingLastPathComponent
-        try XDG.makePrivateDirectories(folder)
         try AtomicFile.write(Array(text.utf8), to: path)
     }
 
