@@ -4,6 +4,7 @@ import Foundation
 import Glibc
 import Receiver
 import UploadEngine
+import UploadPlan
 
 /// `hoist receive`: the embedded receiver as a real server, one log line per request.
 struct ReceiveCommand: AsyncParsableCommand {
@@ -52,6 +53,22 @@ struct ReceiveCommand: AsyncParsableCommand {
     var maxFieldsSize: Int = 16 << 20
 
     @Option(
+        name: .customLong("head-timeout"),
+        help: ArgumentHelp(
+            "Answer 408 and close when a connection's first request head is not in within this time (default 20).",
+            valueName: "seconds"),
+        transform: TargetValue.seconds)
+    var headTimeout: Duration = .seconds(20)
+
+    @Option(
+        name: .customLong("idle-timeout"),
+        help: ArgumentHelp(
+            "Answer 408 to a body with no bytes for this long; close kept-alive connections idle as long (default 60).",
+            valueName: "seconds"),
+        transform: TargetValue.seconds)
+    var idleTimeout: Duration = .seconds(60)
+
+    @Option(
         name: .customLong("fail-first"),
         help: ArgumentHelp("Answer the first N requests with 503 and Retry-After.", valueName: "N"))
     var failFirst: Int = 0
@@ -82,6 +99,8 @@ struct ReceiveCommand: AsyncParsableCommand {
         configuration.maxBodySize = maxBody
         configuration.maxParts = maxParts
         configuration.maxTotalFieldBytes = maxFieldsSize
+        configuration.headTimeout = headTimeout
+        configuration.idleTimeout = idleTimeout
         configuration.failFirst = failFirst
         configuration.readBytesPerSecond = readRate
         configuration.allowsTestKnobs = testKnobs

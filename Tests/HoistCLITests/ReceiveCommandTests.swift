@@ -13,13 +13,13 @@ import Testing
         ] {
             let result = try await run(
                 "/usr/bin/timeout",
-                ["1", hoistBinary, "receive", "--host", "0.0.0.0", "--port", "0", "--dir", folder.path] + extra)
+                ["3", hoistBinary, "receive", "--host", "0.0.0.0", "--port", "0", "--dir", folder.path] + extra)
             #expect(result.stdout.contains("hoist receive: listening on http://0.0.0.0:"))
             #expect(result.stderr.contains("warning: listening on 0.0.0.0, reachable from other machines; " + says))
             #expect(!result.stderr.contains("t0ken") && !result.stdout.contains("t0ken"))
         }
         let local = try await run(
-            "/usr/bin/timeout", ["1", hoistBinary, "receive", "--port", "0", "--dir", folder.path])
+            "/usr/bin/timeout", ["3", hoistBinary, "receive", "--port", "0", "--dir", folder.path])
         #expect(local.stdout.contains("listening on http://127.0.0.1:"))
         #expect(!local.stderr.contains("warning"))
     }

@@ -8,6 +8,8 @@ struct IncomingBodyReader {
     private let limit: Int64?
     private let resetAfter: Int64?
     private let bytesPerSecond: Int?
+    /// For the 408's message; `ConnectionDeadlines` keeps the time.
+    private let idleTimeout: Duration
     private let clock = ContinuousClock()
     private var startedAt: ContinuousClock.Instant?
     private(set) var bytesRead: Int64 = 0
@@ -15,8 +17,9 @@ struct IncomingBodyReader {
     private(set) var finished = false
 
     /// - Parameter resetAfter: throw ``ReceiverError/resetConnection`` once this many bytes arrived (or at the end).
-    init(body: RequestBody, limit: Int64?, resetAfter: Int64?, bytesPerSecond: Int?) {
+    init(body: RequestBody, limit: Int64?, resetAfter: Int64?, bytesPerSecond: Int?, idleTimeout: Duration) {
         self.iterator = body.makeAsyncIterator()
+        self.idleTimeout = idleTimeout
         self.limit = limit
         self.resetAfter = resetAfter
         self.bytesPerSecond = bytesPerSecond.flatMap { $0 > 0 ? $0 : nil }
@@ -28,6 +31,9 @@ struct IncomingBodyReader {
         let chunk: ByteBuffer?
         do {
             chunk = try await iterator.next()
+        } catch is ConnectionDeadlines.BodyStalled {
+            throw .requestTimeout(
+                "no bytes of the body arrived for \(ConnectionDeadlines.seconds(idleTimeout)) s (--idle-timeout)")
         } catch {
             throw .clientGone("the request body could not be read: \(error)")
         }

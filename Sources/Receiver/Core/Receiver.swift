@@ -80,6 +80,9 @@ public final class Receiver: Sendable {
         try directory.create()
         tus?.store.load()
 
+        let (head, idle) = (configuration.headTimeout, configuration.idleTimeout)
+        let http1 = HTTP1Channel.Configuration(
+            additionalChannelHandlers: [ConnectionDeadlines(headTimeout: head, idleTimeout: idle)])
         let handler = RequestHandler(
             configuration: configuration, directory: directory, requests: requests, tus: tus, log: log)
         let responder: HTTPChannelHandler.Responder = { request, writer, channel in
@@ -89,9 +92,13 @@ public final class Receiver: Sendable {
             let tlsConfiguration = TLSConfiguration.makeServerConfiguration(
                 certificateChain: try NIOSSLCertificate.fromPEMFile(tls.certificatePath).map { .certificate($0) },
                 privateKey: .privateKey(try NIOSSLPrivateKey(file: tls.keyPath, format: .pem)))
-            try await launch(HTTP2UpgradeChannel(tlsConfiguration: tlsConfiguration, responder: responder))
+            try await launch(
+                HTTP2UpgradeChannel(
+                    tlsConfiguration: tlsConfiguration,
+                    configuration: .init(idleTimeout: configuration.idleTimeout, streamConfiguration: http1),
+                    responder: responder))
         } else {
-            try await launch(HTTP1Channel(responder: responder))
+            try await launch(HTTP1Channel(responder: responder, configuration: http1))
         }
     }
 

@@ -18,6 +18,10 @@ public struct ReceiverConfiguration: Sendable {
     public var maxParts = 1_000
     /// Multipart text fields are held in memory: together at most this many bytes (413 beyond).
     public var maxTotalFieldBytes = 16 << 20
+    /// A connection's first request head must be in this soon, else 408 and the connection closes (slowloris).
+    public var headTimeout: Duration = .seconds(20)
+    /// A body with no bytes for this long gets 408; a kept-alive connection this long without a request is closed.
+    public var idleTimeout: Duration = .seconds(60)
     /// The first N requests have their TCP connection reset (no HTTP answer) ...
     public var resetFirst: Int = 0
     /// ... once this many body bytes were received (or at the end of a smaller body). 0 resets right after the headers.

@@ -8,6 +8,8 @@ enum ReceiverError: Error, Equatable {
     case forbidden(String)
     /// 413: the body (or one form field) is larger than allowed.
     case payloadTooLarge(String)
+    /// 408: the client stopped sending the body.
+    case requestTimeout(String)
     /// 500: a file could not be written.
     case saveFailed(String)
     /// The `resetFirst` knob fired: close the connection abruptly, answer nothing.
@@ -22,6 +24,7 @@ enum ReceiverError: Error, Equatable {
         case .unauthorized: 401
         case .forbidden: 403
         case .payloadTooLarge: 413
+        case .requestTimeout: 408
         case .saveFailed: 500
         case .resetConnection, .clientGone: nil
         }
@@ -30,7 +33,8 @@ enum ReceiverError: Error, Equatable {
     var message: String {
         switch self {
         case .badRequest(let message), .unauthorized(let message), .forbidden(let message),
-            .payloadTooLarge(let message), .saveFailed(let message), .clientGone(let message):
+            .payloadTooLarge(let message), .requestTimeout(let message), .saveFailed(let message),
+            .clientGone(let message):
             message
         case .resetConnection: "connection reset on purpose (resetFirst)"
         }

@@ -48,7 +48,7 @@ struct RequestHandler: Sendable {
         let resetAfter = configuration.resetAfterBodyBytes(forRequest: index)
         var reader = IncomingBodyReader(
             body: request.body, limit: configuration.maxBodySize, resetAfter: resetAfter,
-            bytesPerSecond: configuration.readBytesPerSecond)
+            bytesPerSecond: configuration.readBytesPerSecond, idleTimeout: configuration.idleTimeout)
 
         var outcome: Outcome
         do throws(ReceiverError) {
