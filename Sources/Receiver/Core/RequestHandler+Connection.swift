@@ -15,6 +15,8 @@ extension RequestHandler {
     func write(
         _ answer: Answer, for request: Request, closing: Bool, to writer: consuming ResponseWriter
     ) async throws {
+        var answer = answer
+        if answer.status >= 400 { answer.body = relativePaths(answer.body) }
         var headers = HTTPFields()
         if !answer.contentType.isEmpty { headers[.contentType] = answer.contentType }
         // A 204 has no body, and must not say how long it is.
@@ -30,6 +32,16 @@ extension RequestHandler {
         } else {
             try await writer.write(response: head, body: ResponseBody(byteBuffer: ByteBuffer(bytes: answer.body)))
         }
+    }
+
+    /// An error's text with the upload folder's absolute path taken out: a
+    /// client learns `.tus is not a directory`, not where the server keeps files.
+    private func relativePaths(_ body: [UInt8]) -> [UInt8] {
+        let text = String(decoding: body, as: UTF8.self)
+        guard text.contains(uploadFolder) else { return body }
+        return Array(
+            text.replacingOccurrences(of: uploadFolder + "/", with: "")
+                .replacingOccurrences(of: uploadFolder, with: "the upload folder").utf8)
     }
 
     /// Closes with a TCP reset: SO_LINGER 0 makes close() send RST instead of FIN.

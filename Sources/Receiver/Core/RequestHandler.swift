@@ -19,6 +19,8 @@ struct RequestHandler: Sendable {
     let log: (@Sendable (ReceiverLogEntry) -> Void)?
     /// The tus endpoint (`Tus/`), when on.
     let tus: TusService?
+    /// Where files are saved: error answers name paths relative to it, never the server's absolute path.
+    let uploadFolder: String
 
     init(
         configuration: ReceiverConfiguration, directory: UploadDirectory, requests: NIOLockedValueBox<Int>,
@@ -30,6 +32,7 @@ struct RequestHandler: Sendable {
         )
         self.requests = requests
         self.tus = tus
+        self.uploadFolder = directory.path
         self.log = log
     }
 

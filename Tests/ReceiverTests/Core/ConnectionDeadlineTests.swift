@@ -101,3 +101,22 @@ import Testing
         }
     }
 }
+
+/// An error answer names what went wrong relative to the upload folder,
+/// never the server's absolute path.
+@Suite struct ErrorAnswerPathTests {
+    @Test func aSaveFailureDoesNotRevealWhereTheServerKeepsFiles() async throws {
+        try await withReceiver { server in
+            // A file where the tus folder should be: creating an upload fails.
+            FileManager.default.createFile(atPath: server.directory + "/.tus", contents: Data("x".utf8))
+            let result = try await Curl.run([
+                "-X", "POST", "-H", "Tus-Resumable: 1.0.0", "-H", "Upload-Length: 5", server.url + "/files",
+            ])
+            let body = String(decoding: result.body, as: UTF8.self)
+            #expect(result.status == 500, "\(body)")
+            #expect(body.contains(".tus is not a directory"), "\(body)")
+            #expect(!body.contains(server.directory), "\(body)")
+            #expect(!body.contains(server.scratch.path), "\(body)")
+        }
+    }
+}
