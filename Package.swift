@@ -33,6 +33,8 @@ let package = Package(
             providers: [.apt(["libncurses-dev"])]
         ),
         .systemLibrary(name: "CLinux"),
+        .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
+        .target(name: "ImagePrep", dependencies: ["CVips"]),
         .target(name: "FormData"),
         .target(
             name: "UploadEngine",
@@ -120,6 +122,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        .testTarget(name: "ImagePrepTests", dependencies: ["ImagePrep", "TestSupport"]),
         .testTarget(name: "UploadPlanTests", dependencies: ["UploadPlan", "UploadEngine", "FormData", "TestSupport"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "UploadPlan", "UploadEngine", "FormData"]),
     ],

@@ -1,0 +1,94 @@
+/// How images are prepared before they go: re-encoded, downscaled, turned
+/// upright, stripped of metadata, fitted under a size. `hoist send`'s
+/// `--image-*` options, a profile's `image_*` keys.
+public struct ImageSettings: Sendable, Hashable, Codable {
+    public enum Format: String, Sendable, Hashable, Codable, CaseIterable {
+        /// The image's own format (JPEG, PNG, WebP); one libvips cannot write becomes JPEG.
+        case keep
+        /// JPEG, whatever the image was.
+        case jpeg
+    }
+
+    /// JPEG (and WebP) quality, 1–100; 85 when only other settings are given.
+    public var quality: Int?
+    /// The longer side at most this many pixels; never enlarged.
+    public var maxDimension: Int?
+    /// The prepared file at most this many bytes: the highest quality that
+    /// fits, then smaller pixels if even quality 40 does not.
+    public var maxBytes: Int64?
+    public var format: Format
+    /// Keep EXIF, XMP and IPTC (GPS, maker notes...). By default only the ICC profile stays.
+    public var keepsMetadata: Bool
+    /// Larger images are refused before decoding (a decompression bomb).
+    public var maxPixels: Int64
+
+    public static let defaultQuality = 85
+    /// The lowest quality `maxBytes` tries before making the image smaller.
+    public static let lowestQuality = 40
+    /// 250 megapixels: above any phone or camera, far below what fills memory.
+    public static let defaultMaxPixels: Int64 = 250_000_000
+
+    public init(
+        quality: Int? = nil, maxDimension: Int? = nil, maxBytes: Int64? = nil, format: Format = .keep,
+        keepsMetadata: Bool = false, maxPixels: Int64 = ImageSettings.defaultMaxPixels
+    ) {
+        self.quality = quality
+        self.maxDimension = maxDimension
+        self.maxBytes = maxBytes
+        self.format = format
+        self.keepsMetadata = keepsMetadata
+        self.maxPixels = maxPixels
+    }
+
+    /// `true` when any setting asks for a change (metadata alone does not).
+    public var changesImages: Bool {
+        quality != nil || maxDimension != nil || maxBytes != nil || format == .jpeg
+    }
+
+    /// `2048 px, q80, ≤ 2.0 MiB, jpeg` for the top bar and lists.
+    public var summary: String {
+        var words: [String] = []
+        if let maxDimension { words.append("\(maxDimension) px") }
+        if let quality { words.append("q\(quality)") }
+        if let maxBytes { words.append("≤ " + Self.size(maxBytes)) }
+        if format == .jpeg { words.append("jpeg") }
+        if keepsMetadata { words.append("metadata kept") }
+        return words.joined(separator: ", ")
+    }
+
+    /// `2M`, `500K`, `1500`: a byte count as the options take it.
+    static func size(_ bytes: Int64) -> String {
+        for (unit, scale) in [("G", Int64(1) << 30), ("M", 1 << 20), ("K", 1 << 10)] where bytes % scale == 0 {
+            return "\(bytes / scale)\(unit)"
+        }
+        return "\(bytes)"
+    }
+}
+
+/// What a prepared image became, for the Files pane, `-v` and the request.
+public struct PreparedImage: Sendable, Hashable, Codable {
+    /// The prepared file, in a private folder, removed when its task ends.
+    public var path: String
+    /// The original's name, its extension changed when the format changed.
+    public var filename: String
+    public var contentType: String
+    public var width: Int
+    public var height: Int
+    public var bytes: Int64
+    public var originalWidth: Int
+    public var originalHeight: Int
+    public var originalBytes: Int64
+    /// The JPEG or WebP quality used; `nil` for PNG.
+    public var quality: Int?
+
+    /// `4032×3024 3.1 MiB → 2048×1536 412 KiB` (sizes in bytes for the caller to format).
+    public var dimensions: (original: String, prepared: String) {
+        ("\(originalWidth)×\(originalHeight)", "\(width)×\(height)")
+    }
+}
+
+/// Why an image could not be prepared; nothing is sent.
+public struct ImagePrepError: Error, Sendable, Hashable, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
