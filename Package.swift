@@ -41,6 +41,7 @@ let package = Package(
             dependencies: [
                 "FormData",
                 "CLinux",
+                "ImagePrep",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "XMLCoder", package: "XMLCoder"),

@@ -121,7 +121,7 @@ public enum ImagePreparer {
             if vips_image_get_width(current) < 16 || vips_image_get_height(current) < 16 { break }
         }
         throw ImagePrepError(
-            "\(filename) cannot be made as small as \(ImageSettings.size(limit)) (--image-max-bytes) and stay an image")
+            "\(filename) cannot be made as small as \(limit) bytes (--image-max-bytes) and stay an image")
     }
 
     private static func resized(_ image: UnsafeMutablePointer<VipsImage>, _ scale: Double, filename: String)

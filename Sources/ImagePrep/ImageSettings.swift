@@ -44,25 +44,6 @@ public struct ImageSettings: Sendable, Hashable, Codable {
     public var changesImages: Bool {
         quality != nil || maxDimension != nil || maxBytes != nil || format == .jpeg
     }
-
-    /// `2048 px, q80, ≤ 2.0 MiB, jpeg` for the top bar and lists.
-    public var summary: String {
-        var words: [String] = []
-        if let maxDimension { words.append("\(maxDimension) px") }
-        if let quality { words.append("q\(quality)") }
-        if let maxBytes { words.append("≤ " + Self.size(maxBytes)) }
-        if format == .jpeg { words.append("jpeg") }
-        if keepsMetadata { words.append("metadata kept") }
-        return words.joined(separator: ", ")
-    }
-
-    /// `2M`, `500K`, `1500`: a byte count as the options take it.
-    static func size(_ bytes: Int64) -> String {
-        for (unit, scale) in [("G", Int64(1) << 30), ("M", 1 << 20), ("K", 1 << 10)] where bytes % scale == 0 {
-            return "\(bytes / scale)\(unit)"
-        }
-        return "\(bytes)"
-    }
 }
 
 /// What a prepared image became, for the Files pane, `-v` and the request.

@@ -184,6 +184,37 @@ public enum TargetValue {
         return bytes
     }
 
+    /// A JPEG quality, 1 to 100.
+    public static func imageQuality(_ text: String) throws(TargetValueError) -> Int {
+        guard let value = Int(trimmed(text[...])), (1...100).contains(value) else {
+            throw TargetValueError("\(quoted(text)) is not an image quality: give 1 to 100, e.g. 80")
+        }
+        return value
+    }
+
+    /// The longest side of a prepared image, 16 to 65,535 pixels.
+    public static func imageMaxDimension(_ text: String) throws(TargetValueError) -> Int {
+        guard let value = Int(trimmed(text[...])), (16...65_535).contains(value) else {
+            throw TargetValueError("\(quoted(text)) is not an image size: give 16 to 65535 pixels, e.g. 2048")
+        }
+        return value
+    }
+
+    /// The largest a prepared image may be: 1K or more.
+    public static func imageMaxBytes(_ text: String) throws(TargetValueError) -> Int64 {
+        guard let value = bytes(text), value >= 1024 else {
+            throw TargetValueError("\(quoted(text)) is not a file size: give 1K or more, e.g. 500K or 2M")
+        }
+        return value
+    }
+
+    public static func imageFormat(_ text: String) throws(TargetValueError) -> ImageSettings.Format {
+        guard let format = ImageSettings.Format(rawValue: trimmed(text[...]).lowercased()) else {
+            throw TargetValueError("\(quoted(text)) is not an image format: give jpeg or keep")
+        }
+        return format
+    }
+
     /// `8M`, `512K`, `8MiB`, `1G` or a number of bytes (binary units); `nil` when it is none of these.
     static func bytes(_ text: String) -> Int64? {
         let written = trimmed(text[...])

@@ -18,6 +18,8 @@ final class TaskRecord {
     /// The body encoded by `add`, for the first attempt; the transport
     /// uses it only while every file still matches its snapshot.
     var prepared: RequestBody?
+    /// The request as sent once its images were prepared (`UploadRequest.images`); kept for retries.
+    var imageRequest: UploadRequest?
     /// A tus task's driver, kept across attempts: it knows the upload URL
     /// and the server's offset.
     var tus: TusTransferStateMachine?

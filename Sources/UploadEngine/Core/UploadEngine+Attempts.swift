@@ -15,10 +15,17 @@ extension UploadEngine {
         record.attemptMachine = UploadAttemptStateMachine(
             number: number, totalBytes: record.snapshot.progress.totalBytes, request: record.snapshot.request)
         record.meter.reset(at: now)
+        emit(.stateChanged(record.snapshot))
+        if prepareImagesIfNeeded(id, attempt: number) { return }
+        startTransfer(id, attempt: number)
+    }
+
+    /// The attempt's requests, once any images are prepared.
+    func startTransfer(_ id: TaskID, attempt number: Int) {
+        guard let record = records[id] else { return }
         // Only the first attempt may use the body from `add`: a retry rebuilds it from disk.
         let prepared = record.prepared
         record.prepared = nil
-        emit(.stateChanged(record.snapshot))
         switch record.snapshot.request.transfer {
         case .tus:
             return startTus(id, attempt: number)
@@ -45,7 +52,7 @@ extension UploadEngine {
             completed: { outcome in self.queue.async { self.completed(id, attempt: number, outcome: outcome) } }
         )
         let attempt = transport.start(
-            record.snapshot.request, attempt: number, prepared: prepared, callbacks: callbacks)
+            record.imageRequest ?? record.snapshot.request, attempt: number, prepared: prepared, callbacks: callbacks)
         records[id]?.attempt = attempt
         if let length = attempt.contentLength.withLockedValue({ $0 }) {
             _ = records[id]?.attemptMachine?.handle(.lengthKnown(length))

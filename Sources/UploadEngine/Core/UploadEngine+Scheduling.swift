@@ -63,6 +63,7 @@ extension UploadEngine {
     func finished(_ id: TaskID) {
         guard let record = records[id] else { return }
         multipartTasks.removeAll { $0 == id }
+        removePreparedImages(record)
         record.snapshot.finishedAt = .now
         emit(.finished(record.snapshot))
         deliverOutbox()

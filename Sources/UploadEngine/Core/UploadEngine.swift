@@ -31,6 +31,8 @@ public final class UploadEngine: @unchecked Sendable {
     var outbox: [UploadEvent] = []
     /// Where S3 credentials are looked up when an attempt starts.
     let environment: [String: String]
+    /// Where prepared images go (`UploadEngine+Images.swift`), made on first use.
+    var madeImageFolder: Result<String, ImagePrepError>?
 
     public init(configuration: Configuration = Configuration(), monitors: [any UploadEventMonitor] = []) {
         self.concurrency = max(1, configuration.concurrency)
@@ -328,5 +330,6 @@ public final class UploadEngine: @unchecked Sendable {
         cancelAll(reason: "the engine shut down")
         await waitUntilIdle()
         await transport.shutdown()
+        queue.sync { if case .success(let folder)? = madeImageFolder { rmdir(folder) } }
     }
 }

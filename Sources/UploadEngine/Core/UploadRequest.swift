@@ -1,4 +1,5 @@
 import FormData
+@_exported import ImagePrep
 
 /// Everything needed to send one upload: where, how, what, and the policies
 /// that decide timeouts, retries and success.
@@ -76,6 +77,8 @@ public struct UploadRequest: Sendable, Hashable, Codable {
     public var label: String?
     /// One request, or a resumable protocol (tus) that sends the body in pieces.
     public var transfer: Transfer
+    /// Images are prepared (downscaled, re-encoded, stripped) once, before the first attempt.
+    public var images: ImageSettings?
 
     public init(
         url: String,
@@ -86,7 +89,8 @@ public struct UploadRequest: Sendable, Hashable, Codable {
         retry: RetryPolicy = RetryPolicy(),
         success: SuccessRule = SuccessRule(),
         label: String? = nil,
-        transfer: Transfer = .single
+        transfer: Transfer = .single,
+        images: ImageSettings? = nil
     ) {
         self.url = url
         self.method = method
@@ -97,12 +101,13 @@ public struct UploadRequest: Sendable, Hashable, Codable {
         self.success = success
         self.label = label
         self.transfer = transfer
+        self.images = images
     }
 
     public var displayName: String { label ?? body.summary }
 
     enum CodingKeys: String, CodingKey {
-        case url, method, headers, body, timeouts, retry, success, label, transfer
+        case url, method, headers, body, timeouts, retry, success, label, transfer, images
     }
 
     /// Journals written before transfers existed have no `transfer`: single.
@@ -117,6 +122,7 @@ public struct UploadRequest: Sendable, Hashable, Codable {
         success = try c.decode(SuccessRule.self, forKey: .success)
         label = try c.decodeIfPresent(String.self, forKey: .label)
         transfer = try c.decodeIfPresent(Transfer.self, forKey: .transfer) ?? .single
+        images = try c.decodeIfPresent(ImageSettings.self, forKey: .images)
     }
 }
 

@@ -158,6 +158,8 @@ public struct TaskSnapshot: Sendable, Hashable, Identifiable {
     /// What the transfer's driver wants the user to know, e.g. that the
     /// server had lost a tus upload and it started again from 0.
     public var note: String? = nil
+    /// The images as they were prepared for sending, once they are.
+    public var preparedImages: [PreparedImage] = []
     public var addedAt: ContinuousClock.Instant
     public var startedAt: ContinuousClock.Instant?
     public var finishedAt: ContinuousClock.Instant?

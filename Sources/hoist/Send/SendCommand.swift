@@ -76,6 +76,9 @@ struct SendCommand: AsyncParsableCommand {
             valueName: "field=@path"))
     var base64JSON: String?
 
+    @OptionGroup(title: "Images (JPEG, PNG, WebP, HEIC parts and files, prepared before they go)")
+    var images: ImageOptions
+
     @Flag(name: .customLong("after-success"), help: "Start each task only after the one before it succeeded.")
     var afterSuccess = false
 

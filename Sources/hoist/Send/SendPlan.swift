@@ -98,6 +98,12 @@ struct SendPlan {
         } catch {
             throw BadInput(Self.hint(for: error, option: kinds.first?.option, profile: profile))
         }
+        if let images = command.images.settings {
+            guard requests.allSatisfy({ $0.transfer == .single }) else {
+                throw BadInput("--image-* options work with plain uploads; not yet with --tus or s3:// targets")
+            }
+            for index in requests.indices { requests[index].images = images }
+        }
         after = requests.indices.map { command.afterSuccess && $0 > 0 ? $0 - 1 : nil }
         concurrency = target.concurrency
         secretFields = Set(command.secretFields).union(entries.filter { $0.kind == .field && $0.isSecret }.map(\.name))
