@@ -37,7 +37,7 @@ import Testing
             let tus = TusCurl(server)
             let location = try await tus.created(length: bytes.count, filename: "dropped.bin")
             let dropped = try await tus.patch(
-                location, offset: 0, bytes, headers: TusCurl.version + TusCurl.chunkType + ["--max-time", "1"])
+                location, offset: 0, bytes, headers: TusCurl.version + TusCurl.chunkType + ["--max-time", "2"])
             #expect(dropped.status == 0 && dropped.exitCode == 28)
             try await eventually { server.receiver.tusRequests().contains { $0.method == "PATCH" } }
             let record = try #require(server.receiver.tusRequests().last)
