@@ -82,6 +82,11 @@ let package = Package(
             path: "bench/EncodeBench"
         ),
         .executableTarget(
+            name: "hoist-bench-images",
+            dependencies: ["ImagePrep"],
+            path: "bench/ImageBench"
+        ),
+        .executableTarget(
             name: "hoist-bench-render",
             dependencies: ["TerminalUI", "UploadPlan", "UploadEngine", "FormData"],
             path: "bench/RenderBench"
