@@ -8,6 +8,14 @@ extension Target {
     /// what this send carries. Text fields go first in every body. Bad input
     /// is refused here, before any task exists.
     public func requests(entries: [FormEntry], payload: Payload) throws(PlanError) -> [UploadRequest] {
+        var requests = try unpreparedRequests(entries: entries, payload: payload)
+        guard let images else { return requests }
+        guard requests.allSatisfy({ $0.transfer == .single }) else { throw .imagesNeedSingleTransfer }
+        for index in requests.indices { requests[index].images = images }
+        return requests
+    }
+
+    private func unpreparedRequests(entries: [FormEntry], payload: Payload) throws(PlanError) -> [UploadRequest] {
         guard !url.isEmpty else { throw .noURL }
         do { _ = try TargetValue.url(url) } catch { throw .badValue(error) }
         var headers = entries.filter { $0.kind == .header }.map { HeaderField($0.name, $0.value) }

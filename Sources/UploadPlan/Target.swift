@@ -47,13 +47,15 @@ public struct Target: Sendable, Hashable, Codable {
     public var parallelParts: Int
     /// Where and how `s3://` URLs go (`isS3`).
     public var s3: S3TargetOptions
+    /// How image files are prepared before they go; `nil` sends them as they are.
+    public var images: ImageSettings?
 
     public init(
         url: String = "", method: UploadRequest.Method = .post, bodyKind: BodyKind = .multipart,
         expectations: [SuccessRule.Expectation] = [], messagePath: String? = nil, retries: Int = 3,
         timeouts: Timeouts = Timeouts(), fileField: String = "file", concurrency: Int = Target.defaultConcurrency,
         transfer: TransferKind = .single, chunkSize: TusChunkSize = .automatic, parallelParts: Int = 1,
-        s3: S3TargetOptions = S3TargetOptions()
+        s3: S3TargetOptions = S3TargetOptions(), images: ImageSettings? = nil
     ) {
         self.url = url
         self.method = method
@@ -68,6 +70,7 @@ public struct Target: Sendable, Hashable, Codable {
         self.chunkSize = chunkSize
         self.parallelParts = parallelParts
         self.s3 = s3
+        self.images = images
     }
 
     /// An `s3://BUCKET/KEY` URL: each file is an object in S3-compatible

@@ -20,6 +20,8 @@ public struct TargetSettings: Sendable, Hashable {
     public var chunkSize: TusChunkSize?
     public var parallelParts: Int?
     public var s3: S3TargetOptions?
+    /// Given whole: the command line's image options replace a profile's.
+    public var images: ImageSettings?
     /// Text fields and headers, in the order they are sent.
     public var entries: [FormEntry]
 
@@ -28,7 +30,8 @@ public struct TargetSettings: Sendable, Hashable {
         fileField: String? = nil, expectations: [SuccessRule.Expectation]? = nil, messagePath: String? = nil,
         retries: Int? = nil, concurrency: Int? = nil, timeout: Duration? = nil, connectTimeout: Duration? = nil,
         idleTimeout: Duration? = nil, transfer: Target.TransferKind? = nil, chunkSize: TusChunkSize? = nil,
-        parallelParts: Int? = nil, s3: S3TargetOptions? = nil, entries: [FormEntry] = []
+        parallelParts: Int? = nil, s3: S3TargetOptions? = nil, images: ImageSettings? = nil,
+        entries: [FormEntry] = []
     ) {
         self.url = url
         self.method = method
@@ -45,6 +48,7 @@ public struct TargetSettings: Sendable, Hashable {
         self.chunkSize = chunkSize
         self.parallelParts = parallelParts
         self.s3 = s3
+        self.images = images
         self.entries = entries
     }
 
@@ -60,7 +64,7 @@ public struct TargetSettings: Sendable, Hashable {
             concurrency: concurrency ?? lower.concurrency, timeout: timeout ?? lower.timeout,
             connectTimeout: connectTimeout ?? lower.connectTimeout, idleTimeout: idleTimeout ?? lower.idleTimeout,
             transfer: transfer ?? lower.transfer, chunkSize: chunkSize ?? lower.chunkSize,
-            parallelParts: parallelParts ?? lower.parallelParts, s3: s3 ?? lower.s3)
+            parallelParts: parallelParts ?? lower.parallelParts, s3: s3 ?? lower.s3, images: images ?? lower.images)
         merged.entries = lower.entries.filter { !replaces($0) } + entries
         return merged
     }
@@ -88,6 +92,7 @@ public struct TargetSettings: Sendable, Hashable {
         if let chunkSize { target.chunkSize = chunkSize }
         if let parallelParts { target.parallelParts = parallelParts }
         if let s3 { target.s3 = s3 }
+        if let images { target.images = images }
         return target
     }
 

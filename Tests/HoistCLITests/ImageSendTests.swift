@@ -81,7 +81,48 @@ import Testing
             let tus = try await hoist([
                 "send", receiver.baseURL + "/files", "--tus", "-T", fake, "--image-quality", "50", "--no-history",
             ])
-            #expect(tus.status == 2 && tus.stderr.contains("not yet with --tus"), "\(tus.stderr)")
+            #expect(
+                tus.status == 2
+                    && tus.stderr.contains("--image-* options: images are prepared for plain uploads; not yet for tus"),
+                "\(tus.stderr)")
+        }
+    }
+}
+
+/// A profile carries the image settings; the command line's replace them.
+@Suite struct ImageProfileTests {
+    @Test func aProfilesImageSettingsPrepareThePhotosAndSurviveASave() async throws {
+        let config = TemporaryDirectory()
+        _ = config.directory("hoist")
+        let photo = config.path + "/id.jpg"
+        try Photos.make(width: 2000, height: 1000, at: photo)
+        try await withReceiver { receiver, saved in
+            config.file(
+                "hoist/profiles.toml",
+                text: """
+                    [idcard]
+                    url = "\(receiver.baseURL)/upload"
+                    image_quality = 50
+                    image_max_dim = 800
+                    image_max_bytes = "300K"
+                    """)
+            let environment = ["XDG_CONFIG_HOME": config.path, "HOME": config.path]
+            let sent = try await hoist(
+                ["send", "--profile", "idcard", "-F", "image=@\(photo)", "--no-history"], environment: environment)
+            #expect(sent.status == 0, "\(sent.stderr)")
+            let got = try Photos.inspect(saved.path + "/id.jpg")
+            #expect(got["width"] as? Int == 400 && got["height"] as? Int == 800, "\(got)")
+            // The command line's image options replace the profile's.
+            let wider = try await hoist(
+                ["send", "--profile", "idcard", "-F", "image=@\(photo)", "--image-max-dim", "1000", "--no-history"],
+                environment: environment)
+            #expect(wider.status == 0, "\(wider.stderr)")
+            let second = try decode(wider.stdout).files.first?.savedAs ?? ""
+            #expect(try Photos.inspect(saved.path + "/" + second)["height"] as? Int == 1000)
+            let bad = try await hoist(
+                ["send", "--profile", "idcard", "-F", "image=@\(photo)", "--image-quality", "0"],
+                environment: environment)
+            #expect(bad.status == 2 && bad.stderr.contains("is not an image quality: give 1 to 100"), "\(bad.stderr)")
         }
     }
 }

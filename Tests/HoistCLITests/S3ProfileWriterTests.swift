@@ -28,3 +28,16 @@ import UploadPlan
         #expect(!plain.contains("endpoint"))
     }
 }
+
+/// "Save as profile" writes the image settings back as the keys it reads.
+@Suite struct ImageProfileWriterTests {
+    @Test func imageSettingsSurviveASaveAndALoad() throws {
+        let images = ImageSettings(quality: 50, maxDimension: 1600, maxBytes: 2 << 20, format: .jpeg)
+        let text = Profile.table(
+            name: "idcard", target: Target(url: "https://example.com/ocr", images: images), entries: [], origin: nil)
+        #expect(text.contains("image_quality = 50\nimage_max_dim = 1600\nimage_max_bytes = \"2M\""), "\(text)")
+        let folder = TemporaryDirectory()
+        let path = folder.file("profiles.toml", text: text)
+        #expect(try Profile.load("idcard", from: path, environment: [:]).settings.images == images)
+    }
+}

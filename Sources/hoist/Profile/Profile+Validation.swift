@@ -85,6 +85,13 @@ extension Profile {
         }
         settings.chunkSize = try check(raw.chunkSize, "chunk_size", TargetValue.chunkSize)
         settings.parallelParts = try checkNumber(raw.parallelParts, "parallel_parts", TargetValue.parallelParts)
+        let images = ImageSettings(
+            quality: try check(raw.imageQuality.map(String.init), "image_quality", TargetValue.imageQuality),
+            maxDimension: try check(raw.imageMaxDim.map(String.init), "image_max_dim", TargetValue.imageMaxDimension),
+            maxBytes: try check(raw.imageMaxBytes, "image_max_bytes", TargetValue.imageMaxBytes),
+            format: try check(raw.imageFormat, "image_format", TargetValue.imageFormat) ?? .keep,
+            keepsMetadata: raw.imageKeepMetadata ?? false)
+        if images.changesImages { settings.images = images }
         func entries(_ pairs: [RawProfile.Pair]?, _ key: String) throws(ProfileValueError) -> [Entry] {
             var result: [Entry] = []
             for (index, pair) in (pairs ?? []).enumerated() {

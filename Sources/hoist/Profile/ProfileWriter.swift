@@ -95,6 +95,13 @@ extension Profile {
             if let acl = s3.acl { add("acl", quote(literal: acl)) }
             if let checksum = s3.checksum { add("checksum", quote(checksum.rawValue)) }
         }
+        if let images = target.images {
+            if let quality = images.quality { add("image_quality", String(quality)) }
+            if let dimension = images.maxDimension { add("image_max_dim", String(dimension)) }
+            if let bytes = images.maxBytes { add("image_max_bytes", quote(TargetValue.text(size: bytes))) }
+            if images.format != .keep { add("image_format", quote(images.format.rawValue)) }
+            if images.keepsMetadata { add("image_keep_metadata", "true") }
+        }
         let defaults = Timeouts()
         if let total = target.timeouts.total { add("timeout", TargetValue.text(seconds: total)) }
         if target.timeouts.connect != defaults.connect {

@@ -48,6 +48,11 @@ struct RawProfile: Decodable, Sendable {
     var storageClass: String?
     var acl: String?
     var checksum: String?
+    var imageQuality: Int?
+    var imageMaxDim: Int?
+    var imageMaxBytes: String?
+    var imageFormat: String?
+    var imageKeepMetadata: Bool?
     var fields: [Pair]?
     var headers: [Pair]?
 
@@ -64,6 +69,11 @@ struct RawProfile: Decodable, Sendable {
         case partConcurrency = "part_concurrency"
         case storageClass = "storage_class"
         case acl, checksum
+        case imageQuality = "image_quality"
+        case imageMaxDim = "image_max_dim"
+        case imageMaxBytes = "image_max_bytes"
+        case imageFormat = "image_format"
+        case imageKeepMetadata = "image_keep_metadata"
         case fields, headers
     }
 
@@ -102,6 +112,15 @@ struct RawProfile: Decodable, Sendable {
         storageClass = try container.decodeIfPresent(String.self, forKey: .storageClass)
         acl = try container.decodeIfPresent(String.self, forKey: .acl)
         checksum = try container.decodeIfPresent(String.self, forKey: .checksum)
+        imageQuality = try container.decodeIfPresent(Int.self, forKey: .imageQuality)
+        imageMaxDim = try container.decodeIfPresent(Int.self, forKey: .imageMaxDim)
+        if let bytes = try? container.decodeIfPresent(Int.self, forKey: .imageMaxBytes) {
+            imageMaxBytes = String(bytes)
+        } else {
+            imageMaxBytes = try container.decodeIfPresent(String.self, forKey: .imageMaxBytes)
+        }
+        imageFormat = try container.decodeIfPresent(String.self, forKey: .imageFormat)
+        imageKeepMetadata = try container.decodeIfPresent(Bool.self, forKey: .imageKeepMetadata)
         fields = try container.decodeIfPresent([Pair].self, forKey: .fields)
         headers = try container.decodeIfPresent([Pair].self, forKey: .headers)
     }
@@ -140,6 +159,7 @@ private func refuseUnknownKeys(in decoder: any Decoder, known: [String]) throws 
 extension Profile {
     /// Every table of the file, as written; a mistake is named with its line and column.
     static func parse(_ text: String, path: String) throws -> [String: RawProfile] {
+        try refuseTableHeadersWithoutKey(in: text, path: path)
         do {
             return try TOMLDecoder().decode([String: RawProfile].self, from: text)
         } catch let error as TOMLParseError {
@@ -148,6 +168,115 @@ extension Profile {
             throw BadInput("\(path): \(describe(error))")
         } catch {
             throw BadInput("\(path) is not a valid profiles file: \(error)")
+        }
+    }
+
+    /// toml++ (inside TOMLKit 0.6.0) assumes that a table header's name starts with a key character: a
+    /// header such as `[{a}]`, `[[[a]]]` or `[=` at the start of a line fails an assertion (a debug
+    /// build aborts, a release one runs into undefined behaviour; toml++ issue #294) instead of being
+    /// reported. So the headers are checked here first, skipping strings, comments and array values.
+    private static func refuseTableHeadersWithoutKey(in text: String, path: String) throws {
+        let bytes = Array(text.utf8)
+        let (lf, space, tab) = (UInt8(ascii: "\n"), UInt8(ascii: " "), UInt8(ascii: "\t"))
+        let (backslash, quote, apostrophe) = (UInt8(ascii: "\\"), UInt8(ascii: "\""), UInt8(ascii: "'"))
+        var index = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        var line = 1
+        var lineStart = index
+        // `[` and `{` of values still open; only at 0 can a line start a header.
+        var depth = 0
+        var atLineStart = true
+
+        func isBlank(_ at: Int) -> Bool { at < bytes.count && (bytes[at] == space || bytes[at] == tab) }
+        func newLine(at position: Int) {
+            line += 1
+            lineStart = position + 1
+        }
+        func skipString() {
+            let delimiter = bytes[index]
+            let isEscaping = delimiter == quote
+            if bytes.count - index >= 3, bytes[index + 1] == delimiter, bytes[index + 2] == delimiter {
+                index += 3
+                while index < bytes.count {
+                    if isEscaping, bytes[index] == backslash {
+                        if index + 1 < bytes.count, bytes[index + 1] == lf { newLine(at: index + 1) }
+                        index += 2
+                        continue
+                    }
+                    if bytes[index] == lf { newLine(at: index) }
+                    if bytes.count - index >= 3, bytes[index + 1] == delimiter, bytes[index + 2] == delimiter,
+                        bytes[index] == delimiter
+                    {
+                        // Up to two more quotes still belong to the string: `"""a"""""`.
+                        index += 3
+                        while index < bytes.count, bytes[index] == delimiter { index += 1 }
+                        return
+                    }
+                    index += 1
+                }
+                return
+            }
+            index += 1
+            while index < bytes.count, bytes[index] != lf {
+                if isEscaping, bytes[index] == backslash, index + 1 < bytes.count, bytes[index + 1] != lf {
+                    index += 2
+                    continue
+                }
+                index += 1
+                if bytes[index - 1] == delimiter { return }
+            }
+        }
+
+        while index < bytes.count {
+            let byte = bytes[index]
+            switch byte {
+            case lf:
+                newLine(at: index)
+                atLineStart = depth == 0
+                index += 1
+                continue
+            case space, tab:
+                index += 1
+                continue
+            case UInt8(ascii: "#"):
+                while index < bytes.count, bytes[index] != lf { index += 1 }
+                continue
+            case quote, apostrophe:
+                skipString()
+                atLineStart = false
+                continue
+            case UInt8(ascii: "[") where atLineStart:
+                // The header's own brackets are not a value's: its `]` only brings depth back to 0.
+                var next = index + 1
+                while isBlank(next) { next += 1 }
+                if next == index + 1, next < bytes.count, bytes[next] == UInt8(ascii: "[") {
+                    next += 1
+                    while isBlank(next) { next += 1 }
+                }
+                if next < bytes.count, !isKeyStart(bytes[next]), bytes[next] != UInt8(ascii: "]") {
+                    let column = bytes[lineStart..<next].count(where: { $0 & 0xC0 != 0x80 }) + 1
+                    throw BadInput("\(path):\(line):\(column): expected a table name (a key) after '['")
+                }
+            case UInt8(ascii: "["), UInt8(ascii: "{"):
+                depth += 1
+            case UInt8(ascii: "]"), UInt8(ascii: "}"):
+                depth = max(0, depth - 1)
+            default:
+                break
+            }
+            atLineStart = false
+            index += 1
+        }
+    }
+
+    /// What a TOML key can start with: a bare key's character or a quote.
+    private static func isKeyStart(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "-"), UInt8(ascii: "\""),
+            UInt8(ascii: "'"):
+            return true
+        default:
+            return false
         }
     }
 

@@ -46,7 +46,7 @@ struct SendPlan {
             retries: options.retries, concurrency: command.target.concurrency, timeout: options.timeout,
             connectTimeout: options.connectTimeout, idleTimeout: options.idleTimeout, transfer: flags.transfer,
             chunkSize: flags.chunkSize, parallelParts: flags.parallelParts, s3: flags.s3,
-            entries: try options.headerEntries())
+            images: command.images.settings, entries: try options.headerEntries())
         var settings = flags.over(profile?.settings ?? TargetSettings())
         if settings.method == nil, !command.uploadFiles.isEmpty { settings.method = .put }
         guard settings.url != nil else {
@@ -98,12 +98,6 @@ struct SendPlan {
         } catch {
             throw BadInput(Self.hint(for: error, option: kinds.first?.option, profile: profile))
         }
-        if let images = command.images.settings {
-            guard requests.allSatisfy({ $0.transfer == .single }) else {
-                throw BadInput("--image-* options work with plain uploads; not yet with --tus or s3:// targets")
-            }
-            for index in requests.indices { requests[index].images = images }
-        }
         after = requests.indices.map { command.afterSuccess && $0 > 0 ? $0 - 1 : nil }
         concurrency = target.concurrency
         secretFields = Set(command.secretFields).union(entries.filter { $0.kind == .field && $0.isSecret }.map(\.name))
@@ -138,6 +132,7 @@ struct SendPlan {
             return "with --tus, each file (-T, --each) is one upload; -F may add metadata only (name=value)"
         case .tusMetadataKey(let problem): return "-F: \(problem)"
         case .s3FilesOnly, .s3: return error.description
+        case .imagesNeedSingleTransfer: return "--image-* options: \(error)"
         }
     }
 
