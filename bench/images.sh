@@ -9,7 +9,8 @@
 # Each runs BENCH_ROUNDS times (default 3) under /usr/bin/time -v; medians of
 # wall time, the ratio hoist/vipsthumbnail, and peak RSS are printed.
 #
-# Then the whole job: prepare and upload the 40 photos to the Go sink
+# Then the whole job: prepare and upload the 40 photos to the embedded
+# receiver (hoist receive, which saves and hashes each file), 2 at a time
 #   overlapped   hoist send --each 'image=@DIR/*.jpg' --image-max-dim 2048 --image-quality 80
 #   one by one   hoist-bench-images into a folder, then hoist send --each of the prepared files
 # Every prepared output is checked (count, dimensions) before a figure is printed.
@@ -22,7 +23,6 @@ die() { echo "bench/images.sh: $*" >&2; exit 1; }
 missing=()
 command -v vipsthumbnail >/dev/null || missing+=(libvips-tools)
 command -v mogrify >/dev/null || missing+=(imagemagick)
-command -v go >/dev/null || missing+=(golang-go)
 [ -x /usr/bin/time ] || missing+=(time)
 [ ${#missing[@]} -eq 0 ] || die "needs: apt-get install -y ${missing[*]}"
 python3 -c "import PIL" 2>/dev/null || die "needs Pillow: python3 -m pip install pillow"
@@ -32,9 +32,6 @@ rounds=${BENCH_ROUNDS:-3}
 photos="$out/photos-40x4032x3024"
 mkdir -p "$out"
 
-echo "building the sink (go, offline) ..." >&2
-(cd bench/sink && GOCACHE="$PWD/../out/gocache" GOPATH="$PWD/../out/gopath" \
-  GOFLAGS=-mod=mod GOPROXY=off GOTOOLCHAIN=local go build -o ../out/sink .) || die "go build of bench/sink failed"
 echo "building hoist and hoist-bench-images (release) ..." >&2
 scratch=()
 [ -n "${HOIST_SCRATCH:-}" ] && scratch=(--scratch-path "$HOIST_SCRATCH")
@@ -109,22 +106,24 @@ for round in $(seq "$rounds"); do
 done
 
 # --- prepare and upload ------------------------------------------------------
-sink_pid=""
-trap '[ -n "$sink_pid" ] && kill $sink_pid 2>/dev/null; true' EXIT
-"$out/sink" >"$out/sink.addr" 2>"$out/sink.log" &
-sink_pid=$!
-for _ in $(seq 50); do [ -s "$out/sink.addr" ] && break; sleep 0.1; done
-url="http://$(head -1 "$out/sink.addr")/upload"
+receiver_pid=""
+trap '[ -n "$receiver_pid" ] && kill $receiver_pid 2>/dev/null; true' EXIT
+rm -rf "$out/received-images"
+"$bin/hoist" receive --port 0 --dir "$out/received-images" >"$out/receive.log" 2>&1 &
+receiver_pid=$!
+for _ in $(seq 50); do grep -q "listening on" "$out/receive.log" && break; sleep 0.1; done
+url="$(grep -o 'http://127.0.0.1:[0-9]*' "$out/receive.log" | head -1)/upload"
+[ "$url" != "/upload" ] || die "hoist receive did not start: $(cat "$out/receive.log")"
 job_overlap=""; job_serial=""
 for round in $(seq "$rounds"); do
   run job-overlap "$bin/hoist" send "$url" --each "image=@$photos/*.jpg" --image-max-dim 2048 \
-    --image-quality 80 --concurrency 4 --no-history --no-journal -s --json
+    --image-quality 80 --concurrency 2 --no-history --no-journal -s --json
   [ "$(grep -c '"ok":true' "$out/job-overlap.out")" = 40 ] || die "overlapped job: not 40 successes"
   job_overlap+="$wall "
   t0=$(date +%s.%N)
   dest="$out/prepared-job" && rm -rf "$dest" && mkdir -p "$dest"
   "$bin/hoist-bench-images" 2048 80 2 "$dest" "$photos"/*.jpg >/dev/null
-  "$bin/hoist" send "$url" --each "image=@$dest/*.jpg" --concurrency 4 --no-history --no-journal -s --json \
+  "$bin/hoist" send "$url" --each "image=@$dest/*.jpg" --concurrency 2 --no-history --no-journal -s --json \
     >"$out/job-serial.out"
   t1=$(date +%s.%N)
   [ "$(grep -c '"ok":true' "$out/job-serial.out")" = 40 ] || die "one-by-one job: not 40 successes"
@@ -142,4 +141,4 @@ echo "40 photos 4032x3024 ($input_mib MiB) -> 2048 px, quality 80; median of $ro
 printf '%-16s %8s s %10s MiB peak RSS\n' hoist "$hoist_wall" "$((hoist_rss / 1024))" \
   vipsthumbnail "$vips_wall" "$((vips_rss / 1024))" "convert (IM)" "$convert_wall" "$((convert_rss / 1024))"
 echo "hoist / vipsthumbnail wall: ${ratio}x (target <= 1.2x); hoist peak RSS $((hoist_rss / 1024)) MiB (target <= 200)"
-echo "prepare and upload to the sink: overlapped ${overlap} s, prepare then upload ${serial} s"
+echo "prepare and upload to hoist receive, 2 at a time: overlapped ${overlap} s, prepare then upload ${serial} s"

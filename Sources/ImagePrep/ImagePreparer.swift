@@ -36,6 +36,7 @@ public enum ImagePreparer {
                 "\(filename) is \(width)×\(height) pixels, more than the \(settings.maxPixels / 1_000_000) megapixels"
                     + " Hoist decodes (a decompression bomb?)")
         }
+        let shown = uprightSize(original)
         let output = Output(loader: loaderName, format: settings.format)
         let box = settings.maxDimension ?? max(width, height)
         var image = try upright(path, filename: filename, box: box)
@@ -58,10 +59,28 @@ public enum ImagePreparer {
         let name = output.rename(filename, loader: loaderName)
         let target = try write(bytes, named: name, into: folder)
         return PreparedImage(
-            path: target, filename: name, contentType: output.contentType(loader: loaderName),
+            source: path, path: target, filename: name, contentType: output.contentType(loader: loaderName),
             width: Int(vips_image_get_width(image)), height: Int(vips_image_get_height(image)),
-            bytes: Int64(bytes.count), originalWidth: width, originalHeight: height,
+            bytes: Int64(bytes.count), originalWidth: shown.width, originalHeight: shown.height,
             originalBytes: Int64(info.st_size), quality: output == .png ? nil : used)
+    }
+
+    /// The upright size of the image at `path`, from its header alone;
+    /// `nil` when libvips cannot read it as an image.
+    public static func pixelSize(of path: String) -> PixelSize? {
+        guard started, hoist_loader(path) != nil, let image = hoist_open(path) else {
+            vips_error_clear()
+            return nil
+        }
+        defer { hoist_unref(image) }
+        return uprightSize(image)
+    }
+
+    /// Orientations 5 to 8 turn the image a quarter.
+    private static func uprightSize(_ image: UnsafeMutablePointer<VipsImage>) -> PixelSize {
+        let (width, height) = (Int(vips_image_get_width(image)), Int(vips_image_get_height(image)))
+        let turned = (5...8).contains(hoist_orientation(image))
+        return turned ? PixelSize(width: height, height: width) : PixelSize(width: width, height: height)
     }
 
     // MARK: - Steps

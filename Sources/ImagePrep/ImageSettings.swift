@@ -44,10 +44,36 @@ public struct ImageSettings: Sendable, Hashable, Codable {
     public var changesImages: Bool {
         quality != nil || maxDimension != nil || maxBytes != nil || format == .jpeg
     }
+
+    /// The size an upright image of `size` is prepared to (before any
+    /// `maxBytes` shrinking): inside the max dimension, never enlarged.
+    public func fitted(_ size: PixelSize) -> PixelSize {
+        guard let maxDimension, max(size.width, size.height) > maxDimension else { return size }
+        let scale = Double(maxDimension) / Double(max(size.width, size.height))
+        return PixelSize(
+            width: max(1, Int((Double(size.width) * scale).rounded())),
+            height: max(1, Int((Double(size.height) * scale).rounded())))
+    }
+}
+
+/// An image's width and height in pixels, upright (EXIF orientation applied).
+public struct PixelSize: Sendable, Hashable, Codable, CustomStringConvertible {
+    public var width: Int
+    public var height: Int
+
+    public init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+    }
+
+    /// `4032×3024`
+    public var description: String { "\(width)×\(height)" }
 }
 
 /// What a prepared image became, for the Files pane, `-v` and the request.
 public struct PreparedImage: Sendable, Hashable, Codable {
+    /// The original file.
+    public var source: String
     /// The prepared file, in a private folder, removed when its task ends.
     public var path: String
     /// The original's name, its extension changed when the format changed.
@@ -62,10 +88,25 @@ public struct PreparedImage: Sendable, Hashable, Codable {
     /// The JPEG or WebP quality used; `nil` for PNG.
     public var quality: Int?
 
-    /// `4032×3024 3.1 MiB → 2048×1536 412 KiB` (sizes in bytes for the caller to format).
-    public var dimensions: (original: String, prepared: String) {
-        ("\(originalWidth)×\(originalHeight)", "\(width)×\(height)")
+    public init(
+        source: String, path: String, filename: String, contentType: String, width: Int, height: Int, bytes: Int64,
+        originalWidth: Int, originalHeight: Int, originalBytes: Int64, quality: Int?
+    ) {
+        self.source = source
+        self.path = path
+        self.filename = filename
+        self.contentType = contentType
+        self.width = width
+        self.height = height
+        self.bytes = bytes
+        self.originalWidth = originalWidth
+        self.originalHeight = originalHeight
+        self.originalBytes = originalBytes
+        self.quality = quality
     }
+
+    public var size: PixelSize { PixelSize(width: width, height: height) }
+    public var originalSize: PixelSize { PixelSize(width: originalWidth, height: originalHeight) }
 }
 
 /// Why an image could not be prepared; nothing is sent.

@@ -28,7 +28,9 @@ import Testing
         let image = try prepared(original, ImageSettings(quality: 50, maxDimension: 1000))
         // Stored 1600×1200 sideways: upright it is 1200×1600, then fitted into 1000 px.
         #expect((image.width, image.height) == (750, 1000))
-        #expect((image.originalWidth, image.originalHeight) == (1600, 1200))
+        #expect(image.originalSize == PixelSize(width: 1200, height: 1600), "upright, as the pixels are shown")
+        #expect(ImagePreparer.pixelSize(of: original) == image.originalSize)
+        #expect(ImageSettings(maxDimension: 1000).fitted(image.originalSize) == image.size)
         #expect(image.filename == "身份证 正面.jpg" && image.contentType == "image/jpeg")
         let after = try Photos.inspect(image.path)
         #expect(after["width"] as? Int == 750 && after["height"] as? Int == 1000)

@@ -246,6 +246,11 @@ extension AppModel {
             case .success(let edited): target = edited
             case .failure(let refusal): return refusal.description
             }
+        case .images:
+            switch ImageForm.settings(from: form) {
+            case .success(let settings): target.images = settings
+            case .failure(let refusal): return refusal.description
+            }
         }
         return nil
     }

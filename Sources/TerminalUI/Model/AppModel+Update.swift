@@ -85,6 +85,7 @@ extension AppModel {
             if responseTask == nil, let selected = selectedTask { responseTask = selected.id }
         case .stateChanged(let snapshot), .progress(let snapshot), .checkpoint(let snapshot), .finished(let snapshot):
             tasks.apply(snapshot)
+            for image in snapshot.preparedImages { preparedImages[image.source] = image }
         }
     }
 
@@ -116,6 +117,7 @@ extension AppModel {
         case .character("f"): overlay = .editor(entryForm(.newEntry(.field)))
         case .character("H"): overlay = .editor(entryForm(.newEntry(.header)))
         case .character("t"): overlay = .editor(TargetForm.make(target))
+        case .character("I"): overlay = .editor(ImageForm.make(target.images))
         case .character("u"): return upload(oneRequest: oneRequest)
         case .character("U"): return upload(oneRequest: false)
         case .character("o"):

@@ -48,6 +48,8 @@ public struct AppModel: Sendable {
     public var files: [StagedFile] = []
     public var entries: [FormEntry] = []
     public var tasks = TaskList()
+    /// What the last prepared copy of each image file became, by its path, for the Files pane.
+    public var preparedImages: [String: PreparedImage] = [:]
     public var queue = QueueStatus(isPaused: false, concurrency: 4, running: 0, queued: 0)
     public var focus: Pane = .files
     /// Cursor and first visible row of the list panes.

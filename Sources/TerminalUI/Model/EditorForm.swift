@@ -10,6 +10,8 @@ public struct EditorForm: Sendable, Hashable {
         case editEntry(index: Int)
         case editFile(id: Int)
         case target
+        /// How images are prepared (`ImageForm`).
+        case images
         /// "Save as profile": the name of the new profile.
         case saveProfile
     }

@@ -1,4 +1,5 @@
 import FormData
+import UploadEngine
 import UploadPlan
 
 /// A file waiting to be uploaded, as the Files pane lists it.
@@ -15,9 +16,15 @@ public struct StagedFile: Sendable, Hashable, Identifiable {
     public var contentType: String?
     /// Marked with Space: `u` then uploads only the marked files.
     public var marked = false
+    /// An image's upright size, read from its header when staged.
+    public var pixels: PixelSize?
 
-    public init(id: Int = 0, path: String, size: Int64, detectedType: String? = nil, fieldName: String = "file") {
+    public init(
+        id: Int = 0, path: String, size: Int64, detectedType: String? = nil, fieldName: String = "file",
+        pixels: PixelSize? = nil
+    ) {
         self.id = id
+        self.pixels = pixels
         self.path = path
         self.size = size
         self.fieldName = fieldName

@@ -40,11 +40,12 @@ enum ListPanes {
                 grid.put(
                     TextWidth.fit(Format.bytes(file.size), toColumns: sizeWidth, alignRight: true), x: x, y: y,
                     clip: inner) + 1
+            let image = imageDetail(file, model)
             if typeWidth > 0 {
                 x +=
                     grid.put(
-                        TextWidth.fit(file.effectiveType, toColumns: typeWidth), x: x, y: y, style: Style.plain.dimmed,
-                        clip: inner) + 1
+                        TextWidth.fit(image ?? file.effectiveType, toColumns: typeWidth), x: x, y: y,
+                        style: image == nil ? Style.plain.dimmed : Style.fg(.magenta), clip: inner) + 1
             }
             if fieldWidth > 0 {
                 grid.put(
@@ -53,15 +54,29 @@ enum ListPanes {
             }
             if twoRows {
                 let detail = inner.x + 4
-                let used = grid.put(
-                    file.effectiveType, x: detail, y: y + 1, style: Style.plain.dimmed, maxWidth: inner.width / 2,
-                    clip: inner)
+                // An image's pixels say more than its type, which its name already tells.
+                let used =
+                    image.map { grid.put($0, x: detail, y: y + 1, style: Style.fg(.magenta), clip: inner) }
+                    ?? grid.put(
+                        file.effectiveType, x: detail, y: y + 1, style: Style.plain.dimmed, maxWidth: inner.width / 2,
+                        clip: inner)
                 grid.put("  → field " + file.fieldName, x: detail + used, y: y + 1, style: Style.fg(.cyan), clip: inner)
             }
             if index == model.cursor(.files) {
                 for r in row..<(row + (twoRows ? 2 : 1)) { highlight(&grid, inner.row(r), focused: focused) }
             }
         }
+    }
+
+    /// An image's pixels, and what preparing makes of them: `4032×3024 →
+    /// 2048×1536` by the settings, then `→ 2048×1536 412 KiB` once prepared.
+    static func imageDetail(_ file: StagedFile, _ model: AppModel) -> String? {
+        guard let pixels = file.pixels else { return nil }
+        if let done = model.preparedImages[file.path] {
+            return "\(done.originalSize) → \(done.size) \(Format.bytes(done.bytes))"
+        }
+        guard let settings = model.target.images else { return pixels.description }
+        return "\(pixels) → \(settings.fitted(pixels))"
     }
 
     static func fields(_ model: AppModel, into grid: inout Grid, in rect: Rect) {

@@ -17,6 +17,7 @@ enum HelpView {
                 ("d or Del", "delete the selected row"),
                 ("f", "add a text field"), ("H", "add a request header"), ("s", "mask or unmask a field's value"),
                 ("t", "edit the target: URL, method, body kind, expectation, message path, retries"),
+                ("I", "prepare images: quality, max size in pixels or bytes, JPEG, metadata"),
                 ("O", "profiles: load one (target, fields, headers) from profiles.toml"),
                 ("S", "save the target, fields and headers as a new profile"),
             ]

@@ -196,7 +196,11 @@ enum FileSystem {
         for path in paths {
             do {
                 let snapshot = try FileSnapshot.regularFile(path: path, field: field)
-                staged.append(StagedFile(path: path, size: snapshot.size, fieldName: field))
+                // An image's pixels from its header, for the Files pane; other files are not opened.
+                let pixels =
+                    ImagePreparer.imageTypes.contains(MIMETypes.type(forFilename: path))
+                    ? ImagePreparer.pixelSize(of: path) : nil
+                staged.append(StagedFile(path: path, size: snapshot.size, fieldName: field, pixels: pixels))
             } catch {
                 problems.append(error.description)
             }
