@@ -10,7 +10,9 @@
 # wall time, the ratio hoist/vipsthumbnail, and peak RSS are printed.
 #
 # Then the whole job: prepare and upload the 40 photos to the embedded
-# receiver (hoist receive, which saves and hashes each file), 2 at a time
+# receiver (hoist receive, which saves and hashes each file), 2 at a time,
+# each upload read at 5 MB/s (--read-rate: an uplink of about 40 Mbit/s;
+# on loopback an upload costs nothing, and there is nothing to overlap)
 #   overlapped   hoist send --each 'image=@DIR/*.jpg' --image-max-dim 2048 --image-quality 80
 #   one by one   hoist-bench-images into a folder, then hoist send --each of the prepared files
 # Every prepared output is checked (count, dimensions) before a figure is printed.
@@ -109,7 +111,7 @@ done
 receiver_pid=""
 trap '[ -n "$receiver_pid" ] && kill $receiver_pid 2>/dev/null; true' EXIT
 rm -rf "$out/received-images"
-"$bin/hoist" receive --port 0 --dir "$out/received-images" >"$out/receive.log" 2>&1 &
+"$bin/hoist" receive --port 0 --dir "$out/received-images" --read-rate 5000000 >"$out/receive.log" 2>&1 &
 receiver_pid=$!
 for _ in $(seq 50); do grep -q "listening on" "$out/receive.log" && break; sleep 0.1; done
 url="$(grep -o 'http://127.0.0.1:[0-9]*' "$out/receive.log" | head -1)/upload"
@@ -141,4 +143,4 @@ echo "40 photos 4032x3024 ($input_mib MiB) -> 2048 px, quality 80; median of $ro
 printf '%-16s %8s s %10s MiB peak RSS\n' hoist "$hoist_wall" "$((hoist_rss / 1024))" \
   vipsthumbnail "$vips_wall" "$((vips_rss / 1024))" "convert (IM)" "$convert_wall" "$((convert_rss / 1024))"
 echo "hoist / vipsthumbnail wall: ${ratio}x (target <= 1.2x); hoist peak RSS $((hoist_rss / 1024)) MiB (target <= 200)"
-echo "prepare and upload to hoist receive, 2 at a time: overlapped ${overlap} s, prepare then upload ${serial} s"
+echo "prepare and upload to hoist receive (5 MB/s per upload), 2 at a time: overlapped ${overlap} s, prepare then upload ${serial} s"
