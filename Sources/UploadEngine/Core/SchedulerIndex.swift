@@ -26,6 +26,8 @@ struct SchedulerIndex {
 
     var nextQueued: TaskID? { head < queue.count ? queue[head].id : nil }
     var queuedCount: Int { queue.count - head }
+    /// The first `count` queued tasks, in the order they will start.
+    func nextQueued(_ count: Int) -> [TaskID] { queue[head..<min(queue.count, head + count)].map(\.id) }
 
     /// Room for `extra` more tasks, before a batch is added.
     mutating func reserveCapacity(_ extra: Int) {

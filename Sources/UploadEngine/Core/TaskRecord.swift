@@ -20,6 +20,10 @@ final class TaskRecord {
     var prepared: RequestBody?
     /// The request as sent once its images were prepared (`UploadRequest.images`); kept for retries.
     var imageRequest: UploadRequest?
+    /// Why its images could not be prepared, when preparing ahead found out before the task started.
+    var imageFailure: ImagePrepError?
+    /// The attempt waiting for its images, prepared ahead or in its slot.
+    var attemptAwaitingImages: Int?
     /// A tus task's driver, kept across attempts: it knows the upload URL
     /// and the server's offset.
     var tus: TusTransferStateMachine?

@@ -16,7 +16,7 @@ extension UploadEngine {
             number: number, totalBytes: record.snapshot.progress.totalBytes, request: record.snapshot.request)
         record.meter.reset(at: now)
         emit(.stateChanged(record.snapshot))
-        if prepareImagesIfNeeded(id, attempt: number) { return }
+        if awaitImages(id, attempt: number) { return }
         startTransfer(id, attempt: number)
     }
 

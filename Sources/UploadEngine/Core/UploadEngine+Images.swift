@@ -3,53 +3,92 @@ import Foundation
 import Glibc
 
 /// Image preparation, on `queue`: a task whose request asks for it
-/// (`UploadRequest.images`) prepares its images once, inside its slot,
-/// before its first attempt; retries send the same prepared files. While
-/// one slot prepares, the others upload. The files live in a private folder
-/// and go when the task finishes, whatever its end.
+/// (`UploadRequest.images`) has its images prepared once before its first
+/// attempt; retries send the same prepared files. The next queued tasks are
+/// prepared ahead while the running ones upload, at most as many as there
+/// are slots, so preparing (CPU) overlaps uploading (network) and memory
+/// stays bounded. The files live in a private folder and go when the task
+/// finishes, whatever its end.
 extension UploadEngine {
-    /// Starts preparing the task's images and returns true, or returns false
-    /// when there is nothing to prepare (or it was done before).
-    func prepareImagesIfNeeded(_ id: TaskID, attempt number: Int) -> Bool {
-        guard let record = records[id], let settings = record.snapshot.request.images, record.imageRequest == nil,
-            record.snapshot.request.transfer == .single
-        else { return false }
-        let request = record.snapshot.request
-        record.prepared = nil  // the body from `add` names the originals
+    /// True when the attempt must wait for the task's images (it goes on
+    /// when they are ready); false when there is nothing to prepare.
+    func awaitImages(_ id: TaskID, attempt number: Int) -> Bool {
+        guard let record = records[id], needsImages(record) else { return false }
+        if let failure = record.imageFailure {
+            fail(id, failure)
+            return true
+        }
+        record.attemptAwaitingImages = number
         record.snapshot.note = "preparing images"
         emit(.stateChanged(record.snapshot))
+        if !preparingImages.contains(id) { beginPreparing(id) }
+        return true
+    }
+
+    /// Prepares the images of the next queued tasks, so they are ready when a slot frees.
+    func prepareAhead() {
+        let inFlight = preparingImages.count
+        guard inFlight < concurrency else { return }
+        var room = concurrency - inFlight
+        for id in index.nextQueued(concurrency) where room > 0 {
+            guard let record = records[id], needsImages(record), record.imageFailure == nil,
+                !preparingImages.contains(id)
+            else { continue }
+            beginPreparing(id)
+            room -= 1
+        }
+    }
+
+    private func needsImages(_ record: TaskRecord) -> Bool {
+        record.snapshot.request.images != nil && record.imageRequest == nil
+            && record.snapshot.request.transfer == .single
+    }
+
+    private func beginPreparing(_ id: TaskID) {
+        guard let record = records[id], let settings = record.snapshot.request.images else { return }
+        preparingImages.insert(id)
+        record.prepared = nil  // the body from `add` names the originals
         if madeImageFolder == nil { madeImageFolder = Self.makeImageFolder() }
-        let folder = madeImageFolder!
+        let (request, folder) = (record.snapshot.request, madeImageFolder!)
         Self.preparation.async {
             let result = Result { () throws(ImagePrepError) in
                 try request.preparingImages(settings, into: try folder.get())
             }
-            self.queue.async { self.imagesPrepared(id, attempt: number, result) }
+            self.queue.async { self.imagesPrepared(id, result) }
         }
-        return true
     }
 
-    private func imagesPrepared(
-        _ id: TaskID, attempt number: Int, _ result: Result<(UploadRequest, [PreparedImage]), ImagePrepError>
-    ) {
-        guard isCurrent(id, attempt: number), let record = records[id] else {
+    private func imagesPrepared(_ id: TaskID, _ result: Result<(UploadRequest, [PreparedImage]), ImagePrepError>) {
+        preparingImages.remove(id)
+        guard let record = records[id], !record.snapshot.state.isFinished else {
             if case .success(let (_, images)) = result { Self.remove(images) }
             return
         }
-        record.snapshot.note = nil
         switch result {
         case .success(let (request, images)):
             record.imageRequest = request
             record.snapshot.preparedImages = images
-            record.snapshot.progress.totalBytes = nil
-            startTransfer(id, attempt: number)
         case .failure(let error):
-            guard transition(id, .attemptFailed(.other(error.description), retryIn: nil, now: .now)) == .finish else {
-                return
-            }
-            finished(id)
-            pump()
+            record.imageFailure = error
         }
+        defer { prepareAhead() }
+        guard let number = record.attemptAwaitingImages else { return }
+        record.attemptAwaitingImages = nil
+        guard isCurrent(id, attempt: number) else { return }
+        record.snapshot.note = nil
+        if let failure = record.imageFailure { return fail(id, failure) }
+        record.snapshot.progress.totalBytes = nil
+        startTransfer(id, attempt: number)
+    }
+
+    /// An image that cannot be prepared fails its task at once: retrying would not help.
+    private func fail(_ id: TaskID, _ error: ImagePrepError) {
+        records[id]?.snapshot.note = nil
+        guard transition(id, .attemptFailed(.other(error.description), retryIn: nil, now: .now)) == .finish else {
+            return
+        }
+        finished(id)
+        pump()
     }
 
     /// Removes a finished task's prepared files.

@@ -29,6 +29,7 @@ extension UploadEngine {
             start(id)
         }
         if index.nextQueued == nil { widenMultipartUploads() }
+        if preparesImages { prepareAhead() }
     }
 
     /// Whether the task was unfinished and is now cancelled.

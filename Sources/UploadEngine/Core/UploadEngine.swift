@@ -33,6 +33,10 @@ public final class UploadEngine: @unchecked Sendable {
     let environment: [String: String]
     /// Where prepared images go (`UploadEngine+Images.swift`), made on first use.
     var madeImageFolder: Result<String, ImagePrepError>?
+    /// Tasks whose images are being prepared, ahead of their start or in their slot.
+    var preparingImages: Set<TaskID> = []
+    /// Set once a task asks for images to be prepared: only then does `pump` look ahead.
+    var preparesImages = false
 
     public init(configuration: Configuration = Configuration(), monitors: [any UploadEventMonitor] = []) {
         self.concurrency = max(1, configuration.concurrency)
@@ -123,6 +127,7 @@ public final class UploadEngine: @unchecked Sendable {
         }
         let id = TaskID(nextID)
         nextID += 1
+        if request.images != nil { preparesImages = true }
         let record = TaskRecord(
             snapshot: TaskSnapshot(
                 id: id, request: request, priority: priority, dependency: dependency, state: .queued,
@@ -157,6 +162,7 @@ public final class UploadEngine: @unchecked Sendable {
         return queue.sync {
             let id = TaskID(nextID)
             nextID += 1
+            if request.images != nil { preparesImages = true }
             let state = TaskState.interrupted(problem: problem)
             var snapshot = TaskSnapshot(
                 id: id, request: request, priority: priority, dependency: dependency, state: state,

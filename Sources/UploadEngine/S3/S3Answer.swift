@@ -12,6 +12,11 @@ public enum S3Answer: Sendable, Hashable {
 
     /// Decodes the body of a successful answer to `operation`.
     static func decode(_ body: [UInt8], as operation: S3Operation) throws(S3ServerError) -> S3Answer {
+        guard isUTF8(body) else {
+            throw S3ServerError(
+                status: 200, code: "MalformedAnswer",
+                message: "the server's answer to \(operation.rawValue) is not the XML S3 sends: it is not UTF-8")
+        }
         do {
             switch operation {
             case .create:
@@ -35,6 +40,12 @@ public enum S3Answer: Sendable, Hashable {
                 status: 200, code: "MalformedAnswer",
                 message: "the server's answer to \(operation.rawValue) is not the XML S3 sends: \(error)")
         }
+    }
+
+    /// S3 writes UTF-8. Anything else must not reach XMLParser: on Linux it traps on an element or
+    /// attribute name that is not UTF-8 (swift-corelibs-foundation issue #5534) instead of failing.
+    static func isUTF8(_ body: [UInt8]) -> Bool {
+        String(validating: body, as: UTF8.self) != nil
     }
 
     /// A decoder per answer: XMLDecoder is a class with settings, not Sendable.
@@ -124,7 +135,9 @@ public struct S3ServerError: Error, Sendable, Hashable, CustomStringConvertible 
     /// The error an answer's body holds, or `nil` when it holds none
     /// (a HEAD answer has no body: its status alone is named).
     public init?(status: Int, body: [UInt8]) {
-        guard let error = try? S3Answer.decoder.decode(Body.self, from: Data(body)), let code = error.code else {
+        guard S3Answer.isUTF8(body), let error = try? S3Answer.decoder.decode(Body.self, from: Data(body)),
+            let code = error.code
+        else {
             return nil
         }
         self.status = status

@@ -1,0 +1,60 @@
+import FormData
+import Foundation
+import Glibc
+import TestSupport
+import Testing
+
+@testable import UploadEngine
+
+/// The engine prepares images once per task, ahead of the task's start
+/// while others upload, and removes the copies when the task ends.
+@Suite struct ImagePreparationTests {
+    func photoRequest(_ harness: Harness, _ name: String, settings: ImageSettings) throws -> UploadRequest {
+        let path = harness.files.path + "/" + name
+        try Photos.make(width: 800, height: 600, at: path)
+        return UploadRequest(
+            url: harness.url, body: .multipart(MultipartForm(parts: [.file("image", path: path)])), retry: fastRetry,
+            label: name, images: settings)
+    }
+
+    /// One slot, uploads read slowly: while the first photo uploads, the
+    /// next ones are prepared, so they start without a "preparing" wait.
+    @Test func theNextPhotosArePreparedWhileOneUploads() async throws {
+        try await Harness.run(concurrency: 1, configure: { $0.readBytesPerSecond = 200_000 }) { harness in
+            let settings = ImageSettings(quality: 95)
+            let requests = try (1...3).map { try photoRequest(harness, "p\($0).jpg", settings: settings) }
+            let ids = try harness.engine.add(batch: requests)
+            var results: [TaskSnapshot] = []
+            for id in ids { results.append(try await harness.finish(id)) }
+            #expect(results.allSatisfy { $0.state == .succeeded })
+            #expect(results.allSatisfy { $0.preparedImages.count == 1 })
+            let waited = ids.map { id in
+                harness.events.snapshots(of: id).contains { $0.note == "preparing images" }
+            }
+            #expect(waited == [true, false, false], "only the first task waited for its photo")
+            // Every prepared copy went with its task.
+            let folder = try #require(
+                results.first?.preparedImages.first.map { ($0.path as NSString).deletingLastPathComponent })
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
+        }
+    }
+
+    /// A cancelled queued task, prepared ahead, leaves no file behind.
+    @Test func aCancelledTaskLeavesNoPreparedFile() async throws {
+        try await Harness.run(concurrency: 1, configure: { $0.readBytesPerSecond = 100_000 }) { harness in
+            let settings = ImageSettings(quality: 95)
+            let requests = try (1...2).map { try photoRequest(harness, "c\($0).jpg", settings: settings) }
+            let ids = try harness.engine.add(batch: requests)
+            try await Task.sleep(for: .milliseconds(800))
+            harness.engine.cancel(ids[1], reason: "changed my mind")
+            harness.engine.cancel(ids[0], reason: "changed my mind")
+            _ = try await harness.finish(ids[0])
+            _ = try await harness.finish(ids[1])
+            try await Task.sleep(for: .milliseconds(300))
+            let leftovers = try FileManager.default.contentsOfDirectory(atPath: "/tmp").filter {
+                $0.hasPrefix("hoist-images-")
+            }.flatMap { (try? FileManager.default.contentsOfDirectory(atPath: "/tmp/" + $0)) ?? [] }
+            #expect(!leftovers.contains { $0.hasSuffix("-c1.jpg") || $0.hasSuffix("-c2.jpg") }, "\(leftovers)")
+        }
+    }
+}
