@@ -58,3 +58,23 @@ import Testing
         }
     }
 }
+
+/// The prepared copies of a Hoist that died are removed by the next one.
+@Suite struct ImageFolderTests {
+    @Test func theFoldersOfDeadHoistsAreRemovedOthersStay() throws {
+        let base = TemporaryDirectory()
+        // A pid no process has (near pid_max, rarely reached), and this live one.
+        var dead: pid_t = 0
+        for candidate in stride(from: pid_t(4_000_000), to: 4_000_100, by: 1) where kill(candidate, 0) != 0 {
+            dead = candidate
+            break
+        }
+        let deadFolder = base.directory("hoist-images-\(dead)-abc123")
+        _ = base.file("hoist-images-\(dead)-abc123/x-photo.jpg", Array("jpeg".utf8))
+        let liveFolder = base.directory("hoist-images-\(getpid())-def456")
+        let other = base.directory("not-hoist")
+        UploadEngine.removeFoldersOfDeadProcesses(in: base.path)
+        #expect(!FileManager.default.fileExists(atPath: deadFolder))
+        #expect(FileManager.default.fileExists(atPath: liveFolder) && FileManager.default.fileExists(atPath: other))
+    }
+}

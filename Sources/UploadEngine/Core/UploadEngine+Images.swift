@@ -104,14 +104,35 @@ extension UploadEngine {
     /// Preparing runs off the engine's queue; libvips uses every core for one image.
     static let preparation = DispatchQueue(label: "hoist.images", qos: .userInitiated, attributes: .concurrent)
 
-    /// A private folder (0700) under `$TMPDIR`, made when first needed.
+    /// A private folder (0700) under `$TMPDIR`, made when first needed,
+    /// named after this process. The folders of Hoists that died (a crash,
+    /// SIGKILL) are removed first: their tasks prepare their images again.
     static func makeImageFolder() -> Result<String, ImagePrepError> {
         let base = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-        var template = Array((base + "/hoist-images-XXXXXX").utf8CString)
+        removeFoldersOfDeadProcesses(in: base)
+        var template = Array((base + "/hoist-images-\(getpid())-XXXXXX").utf8CString)
         guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
             return .failure(
                 ImagePrepError("cannot create a private folder in \(base): \(String(cString: strerror(errno)))"))
         }
         return .success(String(cString: template))
+    }
+
+    /// `hoist-images-PID-XXXXXX` folders of this user whose process is gone.
+    static func removeFoldersOfDeadProcesses(in base: String) {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: base) else { return }
+        for name in names where name.hasPrefix("hoist-images-") {
+            let fields = name.split(separator: "-")
+            guard fields.count == 4, let pid = pid_t(fields[2]), kill(pid, 0) != 0, errno == ESRCH else { continue }
+            let folder = base + "/" + name
+            var info = stat()
+            guard lstat(folder, &info) == 0, info.st_mode & S_IFMT == S_IFDIR, info.st_uid == geteuid() else {
+                continue
+            }
+            for file in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] {
+                unlink(folder + "/" + file)
+            }
+            rmdir(folder)
+        }
     }
 }
