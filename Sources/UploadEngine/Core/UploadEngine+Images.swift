@@ -91,10 +91,12 @@ extension UploadEngine {
         pump()
     }
 
-    /// Removes a finished task's prepared files.
+    /// Removes a finished task's prepared files; a retry (`r`) prepares
+    /// them again, from the files as they are then.
     func removePreparedImages(_ record: TaskRecord) {
         Self.remove(record.snapshot.preparedImages)
         record.imageRequest = nil
+        record.imageFailure = nil
     }
 
     static func remove(_ images: [PreparedImage]) {
