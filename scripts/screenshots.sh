@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Makes screenshots/*.png from a real `hoist demo` session in tmux:
+# Makes screenshots/*.png from real sessions in tmux (`hoist demo`, then
+# a crash and resume, a tus resume, and photos prepared before they go):
 # capture-pane -e (text with colours) -> pyte + Pillow (ansi_to_png.py).
 # Needs: tmux, python3 with pyte and pillow (pip install pyte pillow),
 # fonts-dejavu-core, fonts-wqy-zenhei (CJK) and fonts-symbola (emoji).
@@ -117,3 +118,39 @@ keys 3 R
 wait_for "resumed at"
 sleep 2
 capture resumed
+
+# 8. Photos prepared before they go: staged from the browser, I sets quality
+#    and size, and the Files pane shows each photo's pixels and what it became.
+tmux kill-session -t "$session"
+pichome="$work/pichome"; mkdir -p "$pichome/card"
+python3 - "$pichome/card" <<'PY'
+import sys
+from PIL import Image, ImageFilter
+for name, (w, h) in [("身份证 正面.jpg", (4032, 3024)), ("身份证 反面.jpg", (4032, 3024)), ("receipt.jpg", (3000, 4000))]:
+    base = Image.linear_gradient("L").resize((w, h))
+    noise = Image.effect_noise((w, h), 30).filter(ImageFilter.GaussianBlur(0.6))
+    exif = Image.Exif()
+    exif[0x0112] = 6 if w > h else 1
+    Image.merge("RGB", (base, noise, base.rotate(180))).save(f"{sys.argv[1]}/{name}", quality=92, exif=exif.tobytes())
+PY
+picport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+"$bin" receive --port "$picport" --dir "$work/pic-received" >/dev/null 2>&1 &
+picreceiver=$!
+trap 'kill $receiver $tusreceiver $picreceiver 2>/dev/null || true; tmux kill-session -t "$session" 2>/dev/null || true; rm -rf "$work"' EXIT
+sleep 1
+tmux -f /dev/null new-session -d -s "$session" -x "$cols" -y "$rows" -c "$pichome/card" \
+  env HOME="$pichome" XDG_STATE_HOME= XDG_CONFIG_HOME= LANG=C.UTF-8 TERM=tmux-256color "$bin" tui \
+  "http://127.0.0.1:$picport/upload"
+wait_for "no files yet"
+keys a
+wait_for "receipt.jpg"
+keys "*" a
+wait_for "3024×4032"
+keys I
+wait_for "Prepare images"
+tmux send-keys -t "$session" -l "60"; keys Tab; tmux send-keys -t "$session" -l "1600"; keys Enter
+wait_for "→ 1200×1600"
+keys U
+wait_for "KiB"
+sleep 2
+capture images

@@ -67,7 +67,13 @@ import UploadPlan
                 contentType: "image/jpeg", width: 2048, height: 1536, bytes: 421_888, originalWidth: 4032,
                 originalHeight: 3024, originalBytes: 3_250_000, quality: 80)
         ]
+        _ = m.update(.engine(.added(task)))
         _ = m.update(.engine(.finished(task)))
-        #expect(Fixtures.render(m).contains { $0.contains("4032×3024 → 2048×1536 412 KiB") }, "\(Fixtures.render(m))")
+        let after = Fixtures.render(m)
+        #expect(after.contains { $0.contains("4032×3024 → 2048×1536 412 KiB") }, "\(after)")
+        #expect(after[0].contains("multipart · images ≤2048 px q80"), "\(after[0])")
+        #expect(
+            after.contains { $0.contains("prepared 身份证 正面.jpg: 4032×3024 3.10 MiB → 2048×1536 412 KiB, q80") },
+            "the Response pane says what was sent")
     }
 }

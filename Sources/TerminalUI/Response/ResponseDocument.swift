@@ -111,6 +111,14 @@ public struct ResponseDocument: Sendable {
             if case .s3(let upload) = checkpoint { lines += partLines(upload) }
         }
         if let from = task.resumedFrom { lines.append(note("resumed at " + Format.bytes(from) + ", not from 0")) }
+        for image in task.preparedImages {
+            let quality = image.quality.map { ", q\($0)" } ?? ""
+            lines.append(
+                note(
+                    "prepared \(ResponseText.displayable(image.filename)): \(image.originalSize) "
+                        + "\(Format.bytes(image.originalBytes)) → \(image.size) \(Format.bytes(image.bytes))\(quality)")
+            )
+        }
         if let text = task.note { lines.append(Line(spans: [Span(ResponseText.displayable(text), Style.fg(.yellow))])) }
         return lines
     }

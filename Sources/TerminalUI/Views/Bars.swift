@@ -18,7 +18,8 @@ enum Bars {
         let info = rightParts.map { " \($0) │" }.joined()
         let rightWidth = TextWidth.columns(of: info) + TextWidth.columns(of: queueText)
         let url = model.target.url.isEmpty ? "no target URL (t sets one)" : Secrets.displayURL(model.target.url)
-        let target = "│ \(model.target.method.rawValue) \(url) · \(model.target.bodyKind.rawValue) "
+        let images = model.target.images.map { " · images " + imageSummary($0) } ?? ""
+        let target = "│ \(model.target.method.rawValue) \(url) · \(model.target.bodyKind.rawValue)\(images) "
         grid.put(target, x: x, y: rect.y, style: bar, maxWidth: max(0, rect.maxX - x - rightWidth - 1), clip: rect)
         if rect.width - (x - rect.x) > rightWidth + 10 {
             let queueStyle = queue.isPaused ? Style(foreground: .yellow, reverse: true).bolded : bar.bolded
@@ -26,6 +27,16 @@ enum Bars {
             let used = grid.put(info, x: start, y: rect.y, style: bar, clip: rect)
             grid.put(queueText, x: start + used, y: rect.y, style: queueStyle, clip: rect)
         }
+    }
+
+    /// `≤1600 px q60 jpeg`: what `I` set, short enough for the top bar.
+    static func imageSummary(_ settings: ImageSettings) -> String {
+        var words: [String] = []
+        if let dimension = settings.maxDimension { words.append("≤\(dimension) px") }
+        if let quality = settings.quality { words.append("q\(quality)") }
+        if let bytes = settings.maxBytes { words.append("≤" + Format.bytes(bytes)) }
+        if settings.format == .jpeg { words.append("jpeg") }
+        return words.joined(separator: " ")
     }
 
     static func bottom(_ model: AppModel, into grid: inout Grid, in rect: Rect) {
