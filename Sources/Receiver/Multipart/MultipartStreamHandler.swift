@@ -42,6 +42,7 @@ final class MultipartStreamHandler {
     /// `CRLF--boundary`: where part data may end.
     private let delimiter: [UInt8]
     private var scanner: CloseDelimiterScanner
+    private var headerNames: HeaderNameTracker
     private var fed: Int64 = 0
     /// True while the parser is in its body state with nothing pending, so data may bypass it.
     private var inData = false
@@ -62,6 +63,7 @@ final class MultipartStreamHandler {
         self.boundary = boundary
         self.delimiter = Array("\r\n--\(boundary)".utf8)
         self.scanner = CloseDelimiterScanner(boundary: boundary)
+        self.headerNames = HeaderNameTracker(delimiter: delimiter)
         parser.onHeader = { [unowned self] name, value in
             self.lastCallbackWasBody = false
             if case .headers = self.part { self.headers.append((name: name, value: value)) }
@@ -72,6 +74,7 @@ final class MultipartStreamHandler {
         }
         parser.onPartComplete = { [unowned self] in
             self.lastCallbackWasBody = false
+            self.headerNames.partCompleted()
             self.structureBytes = 0
             self.partCompleted()
         }
@@ -92,6 +95,11 @@ final class MultipartStreamHandler {
                 if atDelimiter { inData = false }
             } else {
                 let byte = rest.readSlice(length: 1)!
+                let value = byte.readableBytesView.first!
+                if headerNames.readsName, value >= 0x80 {
+                    throw .badRequest(
+                        "malformed multipart/form-data body: a part's header name holds a byte that is not ASCII")
+                }
                 lastCallbackWasBody = false
                 do {
                     try parser.execute(byte)
@@ -99,6 +107,7 @@ final class MultipartStreamHandler {
                     throw .badRequest(
                         "malformed multipart/form-data body: a part's boundary line or headers cannot be parsed")
                 }
+                headerNames.consumed(value)
                 fed += 1
                 // A non-CR byte that came out as part data leaves the parser in its body state, nothing pending.
                 if lastCallbackWasBody, byte.readableBytesView.first != 13 {
@@ -229,5 +238,85 @@ final class MultipartStreamHandler {
         guard failure == nil else { return }
         part = .headers
         headers = []
+    }
+}
+
+/// Follows multipart-kit's parser (4.7.1) through the bytes it is fed, just far enough to know when it
+/// reads a header name: it looks each name byte up in a 128-entry table, so a byte >= 0x80 there traps
+/// (index out of range) and would take the whole receiver down. The states mirror `MultipartParser`'s.
+private struct HeaderNameTracker {
+    private enum State {
+        /// Looking for the first delimiter, matched as the parser does (it may skip the leading CRLF).
+        case preamble(matched: Int)
+        /// The CRLF after a delimiter.
+        case afterDelimiter(sawCR: Bool)
+        case name(isEmpty: Bool)
+        case value
+        /// The LF after a header line's CR.
+        case afterValue
+        /// The LF of the blank line that ends the headers.
+        case afterHeaders
+        /// Part data, a delimiter being matched, or the epilogue: no header name until a part completes.
+        case other
+    }
+
+    private let delimiter: [UInt8]
+    private var state = State.preamble(matched: 0)
+    private var completedPart = false
+
+    init(delimiter: [UInt8]) {
+        self.delimiter = delimiter
+    }
+
+    var readsName: Bool {
+        if case .name = state { return true }
+        return false
+    }
+
+    /// The parser matched a delimiter after part data: the byte it is reading decides what follows.
+    mutating func partCompleted() {
+        completedPart = true
+    }
+
+    /// Moves on past `byte`, which the parser has just read. Bytes it refuses end the request, so
+    /// only the paths it accepts are followed.
+    mutating func consumed(_ byte: UInt8) {
+        if completedPart {
+            completedPart = false
+            // CR: the headers' CRLF begins; '-': the close delimiter, then the epilogue.
+            state = byte == 13 ? .afterDelimiter(sawCR: true) : .other
+            return
+        }
+        switch state {
+        case .preamble(var matched):
+            if matched == 0, byte == delimiter[2] {
+                matched = 3
+            } else if byte == delimiter[matched] {
+                matched += 1
+            } else if matched > 0, byte == delimiter[0] {
+                matched = 1
+            } else {
+                matched = 0
+            }
+            state = matched >= delimiter.count ? .afterDelimiter(sawCR: false) : .preamble(matched: matched)
+        case .afterDelimiter(let sawCR):
+            state = sawCR ? .name(isEmpty: true) : .afterDelimiter(sawCR: true)
+        case .name(let isEmpty):
+            if byte == UInt8(ascii: ":"), !isEmpty {
+                state = .value
+            } else if byte == 13, isEmpty {
+                state = .afterHeaders
+            } else {
+                state = .name(isEmpty: false)
+            }
+        case .value:
+            if byte == 13 { state = .afterValue }
+        case .afterValue:
+            state = .name(isEmpty: true)
+        case .afterHeaders:
+            state = .other
+        case .other:
+            break
+        }
     }
 }

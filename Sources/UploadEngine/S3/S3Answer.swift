@@ -12,10 +12,10 @@ public enum S3Answer: Sendable, Hashable {
 
     /// Decodes the body of a successful answer to `operation`.
     static func decode(_ body: [UInt8], as operation: S3Operation) throws(S3ServerError) -> S3Answer {
-        guard isUTF8(body) else {
+        if let reason = unreadable(body) {
             throw S3ServerError(
                 status: 200, code: "MalformedAnswer",
-                message: "the server's answer to \(operation.rawValue) is not the XML S3 sends: it is not UTF-8")
+                message: "the server's answer to \(operation.rawValue) is not the XML S3 sends: \(reason)")
         }
         do {
             switch operation {
@@ -42,10 +42,21 @@ public enum S3Answer: Sendable, Hashable {
         }
     }
 
-    /// S3 writes UTF-8. Anything else must not reach XMLParser: on Linux it traps on an element or
-    /// attribute name that is not UTF-8 (swift-corelibs-foundation issue #5534) instead of failing.
-    static func isUTF8(_ body: [UInt8]) -> Bool {
-        String(validating: body, as: UTF8.self) != nil
+    /// Why `body` must not reach XMLParser, which on Linux crashes instead of failing on a name that
+    /// is not UTF-8 (a trap; swift-corelibs-foundation issue #5534) and on a processing instruction
+    /// with no data (`<?a?>`: strlen of NULL). S3 writes UTF-8, with no instruction but the declaration.
+    static func unreadable(_ body: [UInt8]) -> String? {
+        guard String(validating: body, as: UTF8.self) != nil else { return "it is not UTF-8" }
+        var start = body.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        while start < body.count, [0x20, 0x09, 0x0A, 0x0D].contains(body[start]) { start += 1 }
+        let declaration = Array("<?xml".utf8)
+        for index in body.indices.dropLast() where body[index] == UInt8(ascii: "<") && body[index + 1] == 0x3F {
+            let isDeclaration =
+                index == start && body[index...].starts(with: declaration) && body.count > index + 5
+                && [0x20, 0x09, 0x0A, 0x0D].contains(body[index + 5])
+            if !isDeclaration { return "it holds a processing instruction ('<?')" }
+        }
+        return nil
     }
 
     /// A decoder per answer: XMLDecoder is a class with settings, not Sendable.
@@ -135,7 +146,7 @@ public struct S3ServerError: Error, Sendable, Hashable, CustomStringConvertible 
     /// The error an answer's body holds, or `nil` when it holds none
     /// (a HEAD answer has no body: its status alone is named).
     public init?(status: Int, body: [UInt8]) {
-        guard S3Answer.isUTF8(body), let error = try? S3Answer.decoder.decode(Body.self, from: Data(body)),
+        guard S3Answer.unreadable(body) == nil, let error = try? S3Answer.decoder.decode(Body.self, from: Data(body)),
             let code = error.code
         else {
             return nil

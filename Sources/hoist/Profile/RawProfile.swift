@@ -159,7 +159,7 @@ private func refuseUnknownKeys(in decoder: any Decoder, known: [String]) throws 
 extension Profile {
     /// Every table of the file, as written; a mistake is named with its line and column.
     static func parse(_ text: String, path: String) throws -> [String: RawProfile] {
-        try refuseTableHeadersWithoutKey(in: text, path: path)
+        try refuseWhatTOMLKitCannotReport(in: text, path: path)
         do {
             return try TOMLDecoder().decode([String: RawProfile].self, from: text)
         } catch let error as TOMLParseError {
@@ -171,22 +171,47 @@ extension Profile {
         }
     }
 
-    /// toml++ (inside TOMLKit 0.6.0) assumes that a table header's name starts with a key character: a
-    /// header such as `[{a}]`, `[[[a]]]` or `[=` at the start of a line fails an assertion (a debug
-    /// build aborts, a release one runs into undefined behaviour; toml++ issue #294) instead of being
-    /// reported. So the headers are checked here first, skipping strings, comments and array values.
-    private static func refuseTableHeadersWithoutKey(in text: String, path: String) throws {
+    /// toml++ (inside TOMLKit 0.6.0) assumes what it has not checked in three places the fuzzer found:
+    /// that a table header's name starts with a key character (`[{a}]`, `[[[a]]]`, `[=` at the start
+    /// of a line; toml++ issue #294), that a date's `T` is followed by a digit (`1979-05-27T:`), and
+    /// that an array's value is not `}` (`[}`). Each fails an assertion (a debug build aborts, a
+    /// release one runs into undefined behaviour) instead of being reported. So they are checked here
+    /// first, skipping strings and comments.
+    private static func refuseWhatTOMLKitCannotReport(in text: String, path: String) throws {
         let bytes = Array(text.utf8)
         let (lf, space, tab) = (UInt8(ascii: "\n"), UInt8(ascii: " "), UInt8(ascii: "\t"))
         let (backslash, quote, apostrophe) = (UInt8(ascii: "\\"), UInt8(ascii: "\""), UInt8(ascii: "'"))
         var index = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
         var line = 1
         var lineStart = index
-        // `[` and `{` of values still open; only at 0 can a line start a header.
-        var depth = 0
+        // The `[` and `{` of values still open: a line starts a header only when there are none.
+        var open: [UInt8] = []
+        // The last byte other than a blank, a line break or a comment: `=` or, in an array, `[` or `,`
+        // come before a value.
+        var lastSignificant = lf
         var atLineStart = true
+        // A header holds keys only, which may look like dates.
+        var inHeader = false
 
         func isBlank(_ at: Int) -> Bool { at < bytes.count && (bytes[at] == space || bytes[at] == tab) }
+        func column(of position: Int) -> Int { bytes[lineStart..<position].count(where: { $0 & 0xC0 != 0x80 }) + 1 }
+        /// Where a value `YYYY-MM-DDT` has no digit after its `T`, if it is one.
+        func timeMissing() -> Int? {
+            let shape = Array("0000-00-00T".utf8)
+            guard bytes.count - index > shape.count else { return nil }
+            for (offset, expected) in shape.enumerated() {
+                let byte = bytes[index + offset]
+                let matches =
+                    switch expected {
+                    case UInt8(ascii: "0"): isDigit(byte)
+                    case UInt8(ascii: "T"): byte == expected || byte == UInt8(ascii: "t")
+                    default: byte == expected
+                    }
+                guard matches else { return nil }
+            }
+            let after = index + shape.count
+            return isDigit(bytes[after]) ? nil : after
+        }
         func newLine(at position: Int) {
             line += 1
             lineStart = position + 1
@@ -231,7 +256,8 @@ extension Profile {
             switch byte {
             case lf:
                 newLine(at: index)
-                atLineStart = depth == 0
+                atLineStart = open.isEmpty
+                inHeader = false
                 index += 1
                 continue
             case space, tab:
@@ -243,9 +269,11 @@ extension Profile {
             case quote, apostrophe:
                 skipString()
                 atLineStart = false
+                lastSignificant = byte
                 continue
             case UInt8(ascii: "[") where atLineStart:
-                // The header's own brackets are not a value's: its `]` only brings depth back to 0.
+                inHeader = true
+                // The header's own brackets are not a value's: its `]` finds nothing open, or the `[` of `[[`.
                 var next = index + 1
                 while isBlank(next) { next += 1 }
                 if next == index + 1, next < bytes.count, bytes[next] == UInt8(ascii: "[") {
@@ -253,19 +281,37 @@ extension Profile {
                     while isBlank(next) { next += 1 }
                 }
                 if next < bytes.count, !isKeyStart(bytes[next]), bytes[next] != UInt8(ascii: "]") {
-                    let column = bytes[lineStart..<next].count(where: { $0 & 0xC0 != 0x80 }) + 1
-                    throw BadInput("\(path):\(line):\(column): expected a table name (a key) after '['")
+                    throw BadInput("\(path):\(line):\(column(of: next)): expected a table name (a key) after '['")
+                }
+            case UInt8(ascii: "0")...UInt8(ascii: "9") where index == 0 || !isKeyStart(bytes[index - 1]):
+                let isValue =
+                    lastSignificant == UInt8(ascii: "=")
+                    || (open.last == UInt8(ascii: "[")
+                        && (lastSignificant == UInt8(ascii: "[") || lastSignificant == UInt8(ascii: ",")))
+                if isValue, !inHeader, let after = timeMissing() {
+                    let position = "\(path):\(line):\(column(of: after))"
+                    throw BadInput("\(position): expected a time (a digit) after the date's 'T'")
                 }
             case UInt8(ascii: "["), UInt8(ascii: "{"):
-                depth += 1
+                open.append(byte)
             case UInt8(ascii: "]"), UInt8(ascii: "}"):
-                depth = max(0, depth - 1)
+                if byte == UInt8(ascii: "}"), open.last == UInt8(ascii: "["),
+                    lastSignificant == UInt8(ascii: "[") || lastSignificant == UInt8(ascii: ",")
+                {
+                    throw BadInput("\(path):\(line):\(column(of: index)): expected a value or ']' in an array, saw '}'")
+                }
+                _ = open.popLast()
             default:
                 break
             }
             atLineStart = false
+            lastSignificant = byte
             index += 1
         }
+    }
+
+    private static func isDigit(_ byte: UInt8) -> Bool {
+        byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
     }
 
     /// What a TOML key can start with: a bare key's character or a quote.

@@ -1,0 +1,1 @@
+../../../Sources/hoist/Profile/RawProfile.swift
