@@ -54,7 +54,7 @@ if [[ "$target" == profile || "$target" == s3 ]]; then
     export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 fi
 # FoundationXML's leak grows s3's memory by about 2 GB in 470 s: room for a 600 s run.
-[[ "$target" == s3 ]] && flags+=(-rss_limit_mb=4096)
+[[ "$target" == s3 ]] && flags+=(-rss_limit_mb=10240)
 # Swift's own backtracer would catch the signal first, and trips ASan while it reads memory.
 export SWIFT_BACKTRACE=enable=no
 # New inputs go to .work (not committed); the seeds in corpus/ are only read.
