@@ -92,37 +92,31 @@ struct RawProfile: Decodable, Sendable {
         connectTimeout = try Self.seconds(container, .connectTimeout)
         idleTimeout = try Self.seconds(container, .idleTimeout)
         transfer = try container.decodeIfPresent(String.self, forKey: .transfer)
-        if let bytes = try? container.decodeIfPresent(Int.self, forKey: .chunkSize) {
-            chunkSize = String(bytes)
-        } else {
-            chunkSize = try container.decodeIfPresent(String.self, forKey: .chunkSize)
-        }
+        chunkSize = try Self.size(container, .chunkSize)
         parallelParts = try container.decodeIfPresent(Int.self, forKey: .parallelParts)
         bucket = try container.decodeIfPresent(String.self, forKey: .bucket)
         prefix = try container.decodeIfPresent(String.self, forKey: .prefix)
         endpoint = try container.decodeIfPresent(String.self, forKey: .endpoint)
         region = try container.decodeIfPresent(String.self, forKey: .region)
         awsProfile = try container.decodeIfPresent(String.self, forKey: .awsProfile)
-        if let bytes = try? container.decodeIfPresent(Int.self, forKey: .partSize) {
-            partSize = String(bytes)
-        } else {
-            partSize = try container.decodeIfPresent(String.self, forKey: .partSize)
-        }
+        partSize = try Self.size(container, .partSize)
         partConcurrency = try container.decodeIfPresent(Int.self, forKey: .partConcurrency)
         storageClass = try container.decodeIfPresent(String.self, forKey: .storageClass)
         acl = try container.decodeIfPresent(String.self, forKey: .acl)
         checksum = try container.decodeIfPresent(String.self, forKey: .checksum)
         imageQuality = try container.decodeIfPresent(Int.self, forKey: .imageQuality)
         imageMaxDim = try container.decodeIfPresent(Int.self, forKey: .imageMaxDim)
-        if let bytes = try? container.decodeIfPresent(Int.self, forKey: .imageMaxBytes) {
-            imageMaxBytes = String(bytes)
-        } else {
-            imageMaxBytes = try container.decodeIfPresent(String.self, forKey: .imageMaxBytes)
-        }
+        imageMaxBytes = try Self.size(container, .imageMaxBytes)
         imageFormat = try container.decodeIfPresent(String.self, forKey: .imageFormat)
         imageKeepMetadata = try container.decodeIfPresent(Bool.self, forKey: .imageKeepMetadata)
         fields = try container.decodeIfPresent([Pair].self, forKey: .fields)
         headers = try container.decodeIfPresent([Pair].self, forKey: .headers)
+    }
+
+    /// `chunk_size = 8388608` and `chunk_size = "8M"` are both a size, kept as text.
+    private static func size(_ container: KeyedDecodingContainer<CodingKeys>, _ key: CodingKeys) throws -> String? {
+        if let bytes = try? container.decodeIfPresent(Int.self, forKey: key) { return String(bytes) }
+        return try container.decodeIfPresent(String.self, forKey: key)
     }
 
     /// `timeout = 30` and `timeout = 2.5` both mean seconds.
