@@ -177,7 +177,9 @@ import Testing
             #expect(result.stderr.contains(#"expected RETCODE = "0000", got "0001": photo is blurry"#))
             let refused = try await hoist(["send", "http://127.0.0.1:9/upload", "-F", "a=b", "--retries", "0"])
             #expect(refused.status == 1)
-            #expect(refused.stderr.contains("cannot connect"))
+            #expect(refused.stderr.contains("cannot connect") && !refused.stderr.contains("attempts"))
+            let twice = try await hoist(["send", "http://127.0.0.1:9/upload", "-F", "a=b", "--retries", "1"])
+            #expect(twice.stderr.contains("connection refused (after 2 attempts)"), "\(twice.stderr)")
         }
     }
 
@@ -189,6 +191,10 @@ import Testing
         ),
         (["send", "http://127.0.0.1:9/", "-F", "f=@/tmp"], "is a directory"),
         (["send", "ftp://example.com/", "-F", "a=b"], "the scheme must be http or https"),
+        (
+            ["send", "example.com/upload", "-F", "a=b"],
+            "it has no scheme: add http:// or https:// (https://example.com/upload)"
+        ),
         (["send", "not a url", "-F", "a=b"], "invalid URL"),
         (["send", "http://127.0.0.1:9/"], "nothing to send"),
         (["send", "http://127.0.0.1:9/", "-F", "a=b", "--json", "{\"x\":1}"], "cannot be combined"),
@@ -273,6 +279,28 @@ import Testing
             let echoed = try #require(
                 (try jsonObject(base64.stdout)["json"] as? [String: Any])?["json"] as? [String: String])
             #expect(echoed == ["image": Data([1, 2, 3, 4, 5]).base64EncodedString(), "type": "png", "user": "42"])
+        }
+    }
+}
+
+/// Ctrl-C says where the unfinished uploads went and how to send them.
+@Suite struct SendInterruptTests {
+    @Test func anInterruptSaysHowToResume() async throws {
+        let state = TemporaryDirectory()
+        try await withReceiver { receiver, _ in
+            let send = try Subprocess(
+                hoistBinary, ["send", receiver.baseURL + "/upload?stall=20000", "-F", "a=b", "-s"],
+                environment: hoistEnvironment(["XDG_STATE_HOME": state.path]), timeout: .seconds(60))
+            try await Task.sleep(for: .seconds(1.5))
+            kill(send.pid, SIGINT)
+            let result = await send.result()
+            let stderr = String(decoding: result.stderr, as: UTF8.self)
+            #expect(result.status == 130)
+            #expect(
+                stderr.contains(
+                    "hoist: interrupted: 1 unfinished upload kept in the journal: hoist resume sends it (or hoist, then R)"
+                ),
+                "\(stderr)")
         }
     }
 }

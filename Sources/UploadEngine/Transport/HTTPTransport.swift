@@ -91,6 +91,9 @@ final class HTTPTransport: Sendable {
 
     /// Checks a URL before anything is queued: http or https, with a host.
     static func validate(url: String) throws(UploadFailure) -> URL {
+        guard url.contains("://") else {
+            throw .invalidURL(url, reason: "it has no scheme: add http:// or https:// (https://\(url))")
+        }
         guard let parsed = URL(string: url) else { throw .invalidURL(url, reason: "it cannot be parsed") }
         guard let scheme = parsed.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             throw .invalidURL(url, reason: "the scheme must be http or https")

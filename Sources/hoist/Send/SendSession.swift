@@ -123,7 +123,18 @@ final class SendSession: UploadEventMonitor, @unchecked Sendable {
         // What shutting down cancels (tasks left in the journal on purpose) is not a result.
         queue.sync { closing = true }
         await engine.shutdown()
-        if interrupted { return .interrupted }
+        if interrupted {
+            let left = all.filter { !$0.state.isFinished || $0.state == .cancelled(reason: "interrupted") }.count
+            if left > 0 {
+                let uploads = "\(left) unfinished upload\(left == 1 ? "" : "s")"
+                printError(
+                    journal == nil
+                        ? "hoist: interrupted: \(uploads), not kept (--no-journal)"
+                        : "hoist: interrupted: \(uploads) kept in the journal: hoist resume sends \(left == 1 ? "it" : "them")"
+                            + " (or hoist, then R)")
+            }
+            return .interrupted
+        }
         return all.allSatisfy { $0.state == .succeeded } ? .ok : .uploadFailed
     }
 
@@ -149,7 +160,9 @@ final class SendSession: UploadEventMonitor, @unchecked Sendable {
             }
         }
         if let failure = task.failure.map({ "\($0)" }) ?? cancellation(task) {
-            between { printError("hoist: \(task.id) \(task.request.displayName): \(failure)") }
+            // A connection refused four times is not the same news as once.
+            let attempts = task.failure != nil && task.attempts > 1 ? " (after \(task.attempts) attempts)" : ""
+            between { printError("hoist: \(task.id) \(task.request.displayName): \(failure)\(attempts)") }
         }
     }
 
