@@ -52,7 +52,8 @@ public enum ImagePreparer {
             image = flat
         }
         let quality = settings.quality ?? ImageSettings.defaultQuality
-        var (bytes, used) = try encode(image, as: output, quality: quality, filename: filename)
+        var bytes = try encode(image, as: output, quality: quality, filename: filename)
+        var used = quality
         if let limit = settings.maxBytes, bytes.count > limit {
             (bytes, used, image) = try fit(image, under: limit, as: output, from: quality, filename: filename)
         }
@@ -107,36 +108,26 @@ public enum ImagePreparer {
         var current = image
         g_object_ref(current)
         defer { hoist_unref(current) }
+        // PNG has no quality to lower: only its pixels can go.
+        let floor = output == .png ? quality : ImageSettings.lowestQuality
         for _ in 0..<8 {
-            if output != .png {
-                let (lowest, _) = try encode(
-                    current, as: output, quality: ImageSettings.lowestQuality, filename: filename)
-                if lowest.count <= limit {
-                    var (low, high) = (ImageSettings.lowestQuality, quality)
-                    var best = lowest
-                    while low < high {
-                        let middle = (low + high + 1) / 2
-                        let (bytes, _) = try encode(current, as: output, quality: middle, filename: filename)
-                        if bytes.count <= limit {
-                            (low, best) = (middle, bytes)
-                        } else {
-                            high = middle - 1
-                        }
+            let smallest = try encode(current, as: output, quality: floor, filename: filename)
+            if smallest.count <= limit {
+                var (low, high, best) = (floor, quality, smallest)
+                while low < high {
+                    let middle = (low + high + 1) / 2
+                    let bytes = try encode(current, as: output, quality: middle, filename: filename)
+                    if bytes.count <= limit {
+                        (low, best) = (middle, bytes)
+                    } else {
+                        high = middle - 1
                     }
-                    g_object_ref(current)
-                    return (best, low, current)
                 }
-                let scale = (Double(limit) / Double(lowest.count)).squareRoot() * 0.95
-                current = try resized(current, scale, filename: filename)
-            } else {
-                let (bytes, _) = try encode(current, as: output, quality: quality, filename: filename)
-                if bytes.count <= limit {
-                    g_object_ref(current)
-                    return (bytes, quality, current)
-                }
-                current = try resized(
-                    current, (Double(limit) / Double(bytes.count)).squareRoot() * 0.95, filename: filename)
+                g_object_ref(current)
+                return (best, low, current)
             }
+            current = try resized(
+                current, (Double(limit) / Double(smallest.count)).squareRoot() * 0.95, filename: filename)
             if vips_image_get_width(current) < 16 || vips_image_get_height(current) < 16 { break }
         }
         throw ImagePrepError(
@@ -153,7 +144,7 @@ public enum ImagePreparer {
 
     private static func encode(
         _ image: UnsafeMutablePointer<VipsImage>, as output: Output, quality: Int, filename: String
-    ) throws(ImagePrepError) -> ([UInt8], Int) {
+    ) throws(ImagePrepError) -> [UInt8] {
         var buffer: UnsafeMutableRawPointer?
         var length = 0
         let status: Int32
@@ -164,7 +155,7 @@ public enum ImagePreparer {
         }
         guard status == 0, let buffer else { throw failure(filename, "encoding it") }
         defer { hoist_free(buffer) }
-        return (Array(UnsafeRawBufferPointer(start: buffer, count: length)), quality)
+        return Array(UnsafeRawBufferPointer(start: buffer, count: length))
     }
 
     private static func write(_ bytes: [UInt8], named name: String, into folder: String) throws(ImagePrepError)

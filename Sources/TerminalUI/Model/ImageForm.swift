@@ -31,19 +31,12 @@ enum ImageForm {
 
     /// The settings the form describes: `nil` when it asks for no change.
     static func settings(from form: EditorForm) -> Result<ImageSettings?, TargetForm.Refusal> {
-        func optional<Value>(_ row: String, _ validate: (String) throws(TargetValueError) -> Value) throws(TargetForm
-            .Refusal) -> Value?
-        {
-            let text = form.value(row).trimmingSpaces
-            guard !text.isEmpty else { return nil }
-            do { return try validate(text) } catch { throw TargetForm.Refusal(row: row, error: error) }
-        }
         do throws(TargetForm.Refusal) {
             let settings = ImageSettings(
-                quality: try optional("Quality", TargetValue.imageQuality),
-                maxDimension: try optional("Max dim", TargetValue.imageMaxDimension),
-                maxBytes: try optional("Max bytes", TargetValue.imageMaxBytes),
-                format: try optional("Format", TargetValue.imageFormat) ?? .keep,
+                quality: try form.optional("Quality", TargetValue.imageQuality),
+                maxDimension: try form.optional("Max dim", TargetValue.imageMaxDimension),
+                maxBytes: try form.optional("Max bytes", TargetValue.imageMaxBytes),
+                format: try form.optional("Format", TargetValue.imageFormat) ?? .keep,
                 keepsMetadata: form.value("Metadata") == "keep")
             return .success(settings.changesImages ? settings : nil)
         } catch {

@@ -56,43 +56,31 @@ enum TargetForm {
     /// Every row is shown, so each sets its value; only what the dialog
     /// does not show (concurrency) is kept from `current`.
     static func target(from form: EditorForm, over current: Target) -> Result<Target, Refusal> {
-        /// The row's text, trimmed and checked by its validator.
-        func value<Value>(_ row: String, _ validate: (String) throws(TargetValueError) -> Value) throws(Refusal)
-            -> Value
-        {
-            do { return try validate(form.value(row).trimmingSpaces) } catch { throw Refusal(row: row, error: error) }
-        }
-        /// `nil` for an empty row.
-        func optional<Value>(_ row: String, _ validate: (String) throws(TargetValueError) -> Value) throws(Refusal)
-            -> Value?
-        {
-            form.value(row).trimmingSpaces.isEmpty ? nil : try value(row, validate)
-        }
         do throws(Refusal) {
             var target = current
-            target.url = try value("URL", TargetValue.url)
-            target.method = try value("Method", TargetValue.method)
-            target.bodyKind = try value("Body", TargetValue.bodyKind)
-            target.transfer = try value("Transfer", TargetValue.transfer)
-            target.chunkSize = try value("Chunk", TargetValue.chunkSize)
-            target.fileField = try value("Field", TargetValue.fieldName)
-            target.retries = try value("Retries", TargetValue.retries)
-            target.expectations = try value("Expect") { text throws(TargetValueError) in
+            target.url = try form.checked("URL", TargetValue.url)
+            target.method = try form.checked("Method", TargetValue.method)
+            target.bodyKind = try form.checked("Body", TargetValue.bodyKind)
+            target.transfer = try form.checked("Transfer", TargetValue.transfer)
+            target.chunkSize = try form.checked("Chunk", TargetValue.chunkSize)
+            target.fileField = try form.checked("Field", TargetValue.fieldName)
+            target.retries = try form.checked("Retries", TargetValue.retries)
+            target.expectations = try form.checked("Expect") { text throws(TargetValueError) in
                 var expectations: [SuccessRule.Expectation] = []
                 for item in text.split(separator: ",") where !item.trimmingSpaces.isEmpty {
                     expectations.append(try TargetValue.expectation(item.trimmingSpaces))
                 }
                 return expectations
             }
-            target.messagePath = try optional("Message") { $0 }
+            target.messagePath = try form.optional("Message") { $0 }
             let defaults = Timeouts()
             target.timeouts = Timeouts(
-                connect: try optional("Connect", TargetValue.seconds) ?? defaults.connect,
-                idle: try optional("Idle", TargetValue.seconds) ?? defaults.idle,
-                total: try optional("Timeout", TargetValue.seconds))
-            target.s3.endpoint = try optional("Endpoint", TargetValue.url)
-            target.s3.region = try optional("Region") { $0 }
-            target.s3.awsProfile = try optional("Keys") { $0 }
+                connect: try form.optional("Connect", TargetValue.seconds) ?? defaults.connect,
+                idle: try form.optional("Idle", TargetValue.seconds) ?? defaults.idle,
+                total: try form.optional("Timeout", TargetValue.seconds))
+            target.s3.endpoint = try form.optional("Endpoint", TargetValue.url)
+            target.s3.region = try form.optional("Region") { $0 }
+            target.s3.awsProfile = try form.optional("Keys") { $0 }
             return .success(target)
         } catch {
             return .failure(error)
@@ -104,5 +92,23 @@ enum TargetForm {
         var row: String
         var error: TargetValueError
         var description: String { "\(row): \(error.description)" }
+    }
+}
+
+extension EditorForm {
+    /// The row's text, trimmed and checked by its validator (the `t` and `I` dialogs).
+    func checked<Value>(_ row: String, _ validate: (String) throws(TargetValueError) -> Value)
+        throws(TargetForm.Refusal) -> Value
+    {
+        do { return try validate(value(row).trimmingSpaces) } catch {
+            throw TargetForm.Refusal(row: row, error: error)
+        }
+    }
+
+    /// `nil` for an empty row.
+    func optional<Value>(_ row: String, _ validate: (String) throws(TargetValueError) -> Value)
+        throws(TargetForm.Refusal) -> Value?
+    {
+        value(row).trimmingSpaces.isEmpty ? nil : try checked(row, validate)
     }
 }
