@@ -21,8 +21,6 @@ public enum PlanError: Error, Sendable, Hashable, CustomStringConvertible {
     /// An S3 upload sends files; metadata goes in `x-amz-meta-*` headers.
     case s3FilesOnly
     case s3(String)
-    /// Images are prepared for plain uploads only, so far.
-    case imagesNeedSingleTransfer
 
     public var description: String {
         switch self {
@@ -40,8 +38,6 @@ public enum PlanError: Error, Sendable, Hashable, CustomStringConvertible {
         case .s3FilesOnly:
             return "an S3 upload sends files, one object each; give metadata as headers: -H 'x-amz-meta-NAME: value'"
         case .s3(let problem): return problem
-        case .imagesNeedSingleTransfer:
-            return "images are prepared for plain uploads; not yet for tus or s3:// targets"
         }
     }
 }

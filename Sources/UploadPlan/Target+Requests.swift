@@ -7,11 +7,18 @@ extension Target {
     /// alike: the target, its fields and headers (`entries`, in order) and
     /// what this send carries. Text fields go first in every body. Bad input
     /// is refused here, before any task exists.
-    public func requests(entries: [FormEntry], payload: Payload) throws(PlanError) -> [UploadRequest] {
+    /// `imagesByFile` replaces the target's image settings for some files
+    /// (the UI's `I` on marked files); `nil` sends that file as it is.
+    public func requests(
+        entries: [FormEntry], payload: Payload, imagesByFile: [String: ImageSettings?] = [:]
+    ) throws(PlanError) -> [UploadRequest] {
         var requests = try unpreparedRequests(entries: entries, payload: payload)
-        guard let images else { return requests }
-        guard requests.allSatisfy({ $0.transfer == .single }) else { throw .imagesNeedSingleTransfer }
-        for index in requests.indices { requests[index].images = images }
+        guard images != nil || !imagesByFile.isEmpty else { return requests }
+        for index in requests.indices {
+            let paths = requests[index].filePaths
+            requests[index].images = images
+            requests[index].imagesByFile = imagesByFile.filter { paths.contains($0.key) }
+        }
         return requests
     }
 
@@ -174,7 +181,8 @@ extension Target {
             }
             let settings = S3Settings(
                 location: base.object(for: file.displayName), endpoint: endpoint, profile: s3.awsProfile,
-                partSize: s3.partSize, partConcurrency: s3.partConcurrency, checksum: s3.checksum)
+                partSize: s3.partSize, partConcurrency: s3.partConcurrency, checksum: s3.checksum,
+                keyIsFileName: base.isPrefix ? true : nil)
             let line: S3RequestLine
             do throws(S3ConfigurationError) {
                 line = try endpoint.line("PUT", settings.location)

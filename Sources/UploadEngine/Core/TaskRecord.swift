@@ -44,12 +44,17 @@ final class TaskRecord {
     /// An S3 multipart task's driver, kept across attempts: it knows the
     /// UploadId and the parts the server confirmed.
     var s3: S3MultipartStateMachine?
+    /// A multipart upload of an earlier run's prepared image, aborted when an attempt has keys.
+    var abandonedS3: S3Checkpoint?
     /// The keys found when the attempt began (never stored in the request).
     var s3Signer: SigV4?
     /// Bytes written by each part under way, by part number.
     var s3InFlight: [Int: Int64] = [:]
     /// MD5s of the parts to send next, computed ahead.
     var s3Prepared: [Int: PreparedDigest] = [:]
+
+    /// The request as it goes: with its prepared images once they are ready.
+    var sending: UploadRequest { imageRequest ?? snapshot.request }
 
     init(snapshot: TaskSnapshot, sequence: Int, dedupeKey: DedupeKey, prepared: RequestBody?) {
         self.snapshot = snapshot

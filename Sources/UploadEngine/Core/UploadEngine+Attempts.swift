@@ -26,7 +26,7 @@ extension UploadEngine {
         // Only the first attempt may use the body from `add`: a retry rebuilds it from disk.
         let prepared = record.prepared
         record.prepared = nil
-        switch record.snapshot.request.transfer {
+        switch record.sending.transfer {
         case .tus:
             return startTus(id, attempt: number)
         case .s3:
@@ -52,7 +52,7 @@ extension UploadEngine {
             completed: { outcome in self.queue.async { self.completed(id, attempt: number, outcome: outcome) } }
         )
         let attempt = transport.start(
-            record.imageRequest ?? record.snapshot.request, attempt: number, prepared: prepared, callbacks: callbacks)
+            record.sending, attempt: number, prepared: prepared, callbacks: callbacks)
         records[id]?.attempt = attempt
         if let length = attempt.contentLength.withLockedValue({ $0 }) {
             _ = records[id]?.attemptMachine?.handle(.lengthKnown(length))

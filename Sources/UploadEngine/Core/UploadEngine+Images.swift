@@ -40,19 +40,18 @@ extension UploadEngine {
     }
 
     private func needsImages(_ record: TaskRecord) -> Bool {
-        record.snapshot.request.images != nil && record.imageRequest == nil
-            && record.snapshot.request.transfer == .single
+        record.snapshot.request.preparesImages && record.imageRequest == nil
     }
 
     private func beginPreparing(_ id: TaskID) {
-        guard let record = records[id], let settings = record.snapshot.request.images else { return }
+        guard let record = records[id] else { return }
         preparingImages.insert(id)
         record.prepared = nil  // the body from `add` names the originals
         if madeImageFolder == nil { madeImageFolder = Self.makeImageFolder() }
         let (request, folder) = (record.snapshot.request, madeImageFolder!)
         Self.preparation.async {
             let result = Result { () throws(ImagePrepError) in
-                try request.preparingImages(settings, into: try folder.get())
+                try request.preparingImages(into: try folder.get())
             }
             self.queue.async { self.imagesPrepared(id, result) }
         }
@@ -68,6 +67,7 @@ extension UploadEngine {
         case .success(let (request, images)):
             record.imageRequest = request
             record.snapshot.preparedImages = images
+            forgetEarlierPreparation(record)
         case .failure(let error):
             record.imageFailure = error
         }
@@ -79,6 +79,21 @@ extension UploadEngine {
         if let failure = record.imageFailure { return fail(id, failure) }
         record.snapshot.progress.totalBytes = nil
         startTransfer(id, attempt: number)
+    }
+
+    /// A resumable upload restored from the journal carries the bytes of
+    /// copies an earlier run prepared and has since removed. The new copies
+    /// are other files (`FileSnapshot`), so that upload is not appended to:
+    /// this one starts anew (an S3 multipart upload left is aborted first).
+    private func forgetEarlierPreparation(_ record: TaskRecord) {
+        guard let checkpoint = record.snapshot.checkpoint, record.tus == nil, record.s3 == nil,
+            !record.snapshot.preparedImages.isEmpty
+        else { return }
+        if case .s3(let upload) = checkpoint { record.abandonedS3 = upload }
+        record.snapshot.checkpoint = nil
+        record.snapshot.progress.bytesSent = 0
+        record.snapshot.resumedFrom = nil
+        emit(.checkpoint(record.snapshot))  // the journal forgets it
     }
 
     /// An image that cannot be prepared fails its task at once: retrying would not help.

@@ -127,7 +127,7 @@ public final class UploadEngine: @unchecked Sendable {
         }
         let id = TaskID(nextID)
         nextID += 1
-        if request.images != nil { preparesImages = true }
+        if request.preparesImages { preparesImages = true }
         let record = TaskRecord(
             snapshot: TaskSnapshot(
                 id: id, request: request, priority: priority, dependency: dependency, state: .queued,
@@ -162,7 +162,7 @@ public final class UploadEngine: @unchecked Sendable {
         return queue.sync {
             let id = TaskID(nextID)
             nextID += 1
-            if request.images != nil { preparesImages = true }
+            if request.preparesImages { preparesImages = true }
             let state = TaskState.interrupted(problem: problem)
             var snapshot = TaskSnapshot(
                 id: id, request: request, priority: priority, dependency: dependency, state: state,

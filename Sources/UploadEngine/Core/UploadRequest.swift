@@ -79,6 +79,8 @@ public struct UploadRequest: Sendable, Hashable, Codable {
     public var transfer: Transfer
     /// Images are prepared (downscaled, re-encoded, stripped) once, before the first attempt.
     public var images: ImageSettings?
+    /// Per file path, settings that replace `images` for that file; `nil` sends it as it is.
+    public var imagesByFile: [String: ImageSettings?]
 
     public init(
         url: String,
@@ -90,7 +92,8 @@ public struct UploadRequest: Sendable, Hashable, Codable {
         success: SuccessRule = SuccessRule(),
         label: String? = nil,
         transfer: Transfer = .single,
-        images: ImageSettings? = nil
+        images: ImageSettings? = nil,
+        imagesByFile: [String: ImageSettings?] = [:]
     ) {
         self.url = url
         self.method = method
@@ -102,12 +105,13 @@ public struct UploadRequest: Sendable, Hashable, Codable {
         self.label = label
         self.transfer = transfer
         self.images = images
+        self.imagesByFile = imagesByFile
     }
 
     public var displayName: String { label ?? body.summary }
 
     enum CodingKeys: String, CodingKey {
-        case url, method, headers, body, timeouts, retry, success, label, transfer, images
+        case url, method, headers, body, timeouts, retry, success, label, transfer, images, imagesByFile
     }
 
     /// Journals written before transfers existed have no `transfer`: single.
@@ -123,6 +127,7 @@ public struct UploadRequest: Sendable, Hashable, Codable {
         label = try c.decodeIfPresent(String.self, forKey: .label)
         transfer = try c.decodeIfPresent(Transfer.self, forKey: .transfer) ?? .single
         images = try c.decodeIfPresent(ImageSettings.self, forKey: .images)
+        imagesByFile = try c.decodeIfPresent([String: ImageSettings?].self, forKey: .imagesByFile) ?? [:]
     }
 }
 

@@ -3,18 +3,43 @@ import Glibc
 import ImagePrep
 
 extension UploadRequest {
+    /// How the image at `path` is prepared; `nil` when it goes as it is.
+    public func imageSettings(forFile path: String) -> ImageSettings? {
+        imagesByFile[path] ?? images
+    }
+
+    /// `true` when some image this request sends may be prepared.
+    public var preparesImages: Bool {
+        images != nil || imagesByFile.values.contains { $0 != nil }
+    }
+
+    /// The files the body sends, by path.
+    public var filePaths: Set<String> {
+        switch body {
+        case .multipart(let form):
+            return Set(
+                form.parts.compactMap {
+                    guard case .file(let path) = $0.content else { return nil }
+                    return path
+                })
+        case .rawFile(let path, _): return [path]
+        case .base64JSON(let body): return [body.path]
+        default: return []
+        }
+    }
+
     /// The request with each image it sends (a multipart file part, a raw
     /// file body, a file inside base64 JSON) replaced by its prepared copy
-    /// in `folder`: new path, filename and Content-Type. Other files go as
-    /// they are. On an error, what was prepared so far is removed.
-    func preparingImages(_ settings: ImageSettings, into folder: String) throws(ImagePrepError)
-        -> (UploadRequest, [PreparedImage])
-    {
+    /// in `folder`: new path, filename and Content-Type, also in a tus
+    /// upload's metadata and an S3 key named after the file. Other files go
+    /// as they are. On an error, what was prepared so far is removed.
+    func preparingImages(into folder: String) throws(ImagePrepError) -> (UploadRequest, [PreparedImage]) {
         var request = self
         var images: [PreparedImage] = []
         func prepare(_ path: String, filename: String, type: String?) throws(ImagePrepError) -> PreparedImage? {
             let type = type ?? MIMETypes.type(forFilename: filename)
-            guard ImagePreparer.imageTypes.contains(type.lowercased()) else { return nil }
+            guard let settings = imageSettings(forFile: path), ImagePreparer.imageTypes.contains(type.lowercased())
+            else { return nil }
             let image = try ImagePreparer.prepare(path, filename: filename, settings: settings, into: folder)
             images.append(image)
             return image
@@ -33,11 +58,12 @@ extension UploadRequest {
                 }
                 request.body = .multipart(form)
             case .rawFile(let path, let type):
-                if let image = try prepare(path, filename: baseName(path), type: type) {
+                if let image = try prepare(path, filename: transfer.filename ?? baseName(of: path), type: type) {
                     request.body = .rawFile(path: image.path, contentType: image.contentType)
+                    request.carry(image)
                 }
             case .base64JSON(var body):
-                if let image = try prepare(body.path, filename: baseName(body.path), type: nil) {
+                if let image = try prepare(body.path, filename: baseName(of: body.path), type: nil) {
                     body.path = image.path
                     if body.typeValue == nil {
                         body.typeValue = image.filename.split(separator: ".").last.map(String.init)
@@ -54,7 +80,39 @@ extension UploadRequest {
         return (request, images)
     }
 
-    private func baseName(_ path: String) -> String {
-        path.split(separator: "/").last.map(String.init) ?? path
+    /// A resumable transfer names the file: tus in its metadata, S3 in a
+    /// key made of a prefix and the file's name. Both take the prepared name and type.
+    private mutating func carry(_ image: PreparedImage) {
+        switch transfer {
+        case .single:
+            break
+        case .tus(var settings):
+            for index in settings.metadata.indices {
+                switch settings.metadata[index].name {
+                case "filename": settings.metadata[index].value = image.filename
+                case "filetype": settings.metadata[index].value = image.contentType
+                default: break
+                }
+            }
+            transfer = .tus(settings)
+        case .s3(var settings):
+            guard settings.keyIsFileName == true else { return }
+            let key = settings.location.key
+            let prefix = key[..<(key.lastIndex(of: "/").map { key.index(after: $0) } ?? key.startIndex)]
+            settings.location.key = prefix + image.filename
+            guard let line = try? settings.endpoint.line("PUT", settings.location) else { return }
+            url = line.url
+            transfer = .s3(settings)
+        }
+    }
+}
+
+extension Transfer {
+    /// The file's name as the server is told it, where the transfer says it.
+    fileprivate var filename: String? {
+        switch self {
+        case .tus(let settings): return settings.metadata.first { $0.name == "filename" }?.value
+        case .single, .s3: return nil
+        }
     }
 }

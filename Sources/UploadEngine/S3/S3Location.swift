@@ -170,6 +170,9 @@ public struct S3Settings: Sendable, Hashable, Codable {
     public var multipartThreshold: Int64
     /// `nil` (also in journals written before it existed): `.crc32`.
     public var checksum: S3Checksum?
+    /// `true` when the key is the URL's prefix and the file's name: a
+    /// prepared image that changed format goes under its new name.
+    public var keyIsFileName: Bool?
 
     public var checksumAlgorithm: S3Checksum { checksum ?? .crc32 }
 
@@ -178,9 +181,10 @@ public struct S3Settings: Sendable, Hashable, Codable {
     public init(
         location: S3Location, endpoint: S3Endpoint = S3Endpoint(), profile: String? = nil, partSize: Int64? = nil,
         partConcurrency: Int = S3Settings.defaultPartConcurrency, multipartThreshold: Int64 = S3PartSize.preferred,
-        checksum: S3Checksum? = nil
+        checksum: S3Checksum? = nil, keyIsFileName: Bool? = nil
     ) {
         self.checksum = checksum
+        self.keyIsFileName = keyIsFileName
         self.location = location
         self.endpoint = endpoint
         self.profile = profile

@@ -18,7 +18,7 @@ import Foundation
 extension UploadEngine {
     func startS3(_ id: TaskID, attempt number: Int) {
         guard let record = records[id] else { return }
-        let request = record.snapshot.request
+        let request = record.sending
         guard case .s3(let settings) = request.transfer else { return }
         let credentials: AWSCredentials
         do {
@@ -41,6 +41,10 @@ extension UploadEngine {
             return finishS3(id, attempt: number, .failure(.input(error)))
         }
         record.s3Signer = SigV4(credentials: credentials, region: settings.endpoint.region)
+        if let abandoned = record.abandonedS3 {
+            record.abandonedS3 = nil
+            abort(.abort(uploadID: abandoned.uploadID), of: record)
+        }
         record.s3InFlight = [:]
         record.s3Prepared = [:]
         var saved: S3Checkpoint?
@@ -117,15 +121,19 @@ extension UploadEngine {
     /// Sends `AbortMultipartUpload` for a cancelled upload, and forgets it
     /// so a retry creates a new one.
     func abortS3(_ id: TaskID) {
-        guard let record = records[id], let exchange = record.s3?.abortion(), let signer = record.s3Signer,
-            case .s3(let settings) = record.snapshot.request.transfer
-        else { return }
+        guard let record = records[id], let exchange = record.s3?.abortion() else { return }
         record.s3 = nil
         record.snapshot.checkpoint = nil
-        guard let (line, headers, body) = try? s3Request(exchange, settings: settings, request: record.snapshot.request)
+        abort(exchange, of: record)
+    }
+
+    /// Sends an `AbortMultipartUpload`, answered or not.
+    private func abort(_ exchange: S3MultipartStateMachine.Exchange, of record: TaskRecord) {
+        guard case .s3(let settings) = record.sending.transfer, let signer = record.s3Signer,
+            let (line, headers, body) = try? s3Request(exchange, settings: settings, request: record.sending)
         else { return }
         _ = sendSigned(
-            line, headers: headers, body: body, request: record.snapshot.request, signer: signer,
+            line, headers: headers, body: body, request: record.sending, signer: signer,
             callbacks: .init(progress: { _ in }, bodySent: { _ in }, responseStarted: { _ in }, completed: { _ in }))
     }
 
@@ -197,7 +205,7 @@ extension UploadEngine {
     // MARK: - PutObject
 
     private func putObject(_ id: TaskID, attempt number: Int, region: FileRegion) {
-        guard case .s3(let settings) = records[id]?.snapshot.request.transfer else { return }
+        guard case .s3(let settings) = records[id]?.sending.transfer else { return }
         let digest = PreparedDigest(region, algorithm: .s3(settings.checksumAlgorithm))
         withChecksum(digest, id, attempt: number) { checksum in
             self.putObject(id, attempt: number, segment: .file(region), checksum: checksum)
@@ -206,9 +214,9 @@ extension UploadEngine {
 
     private func putObject(_ id: TaskID, attempt number: Int, segment: RequestBody.Segment, checksum: String) {
         guard let record = records[id], let parent = record.attempt, let signer = record.s3Signer,
-            case .s3(let settings) = record.snapshot.request.transfer
+            case .s3(let settings) = record.sending.transfer
         else { return }
-        let request = record.snapshot.request
+        let request = record.sending
         let line: S3RequestLine
         do throws(S3ConfigurationError) {
             line = try settings.endpoint.line("PUT", settings.location)
@@ -268,9 +276,9 @@ extension UploadEngine {
 
     private func sendS3(_ exchange: S3MultipartStateMachine.Exchange, id: TaskID, attempt number: Int) {
         guard let record = records[id], let parent = record.attempt, let signer = record.s3Signer,
-            case .s3(let settings) = record.snapshot.request.transfer, let machine = record.s3
+            case .s3(let settings) = record.sending.transfer, let machine = record.s3
         else { return }
-        let request = record.snapshot.request
+        let request = record.sending
         let line: S3RequestLine
         let headers: [HeaderField]
         let body: RequestBody?

@@ -11,7 +11,7 @@ import NIOCore
 extension UploadEngine {
     func startTus(_ id: TaskID, attempt number: Int) {
         guard let record = records[id] else { return }
-        let request = record.snapshot.request
+        let request = record.sending
         guard case .tus(let settings) = request.transfer else { return }
         let file: FileSnapshot?
         switch request.body {
@@ -47,7 +47,7 @@ extension UploadEngine {
         guard let record = records[id], let exchanges = record.tus?.terminations() else { return }
         record.tus = nil
         record.snapshot.checkpoint = nil
-        let request = record.snapshot.request
+        let request = record.sending
         for exchange in exchanges {
             _ = transport.exchange(
                 method: exchange.method, url: exchange.url, headers: headers(for: exchange, request: request),
@@ -97,7 +97,7 @@ extension UploadEngine {
         guard let record = records[id], let parent = record.attempt, let machine = record.tus else { return }
         let exchange = send.exchange
         let lane = send.lane
-        let request = record.snapshot.request
+        let request = record.sending
         let headers = headers(for: exchange, request: request)
         let callbacks = callbacks(id, attempt: number, lane: lane, exchange)
         if let stream = record.stream, let chunk = exchange.chunk {
@@ -154,7 +154,7 @@ extension UploadEngine {
         _ range: Range<Int64>, of stream: StreamBuffer, exchange: TusExchange, callbacks: HTTPTransport.Callbacks,
         id: TaskID, attempt number: Int
     ) {
-        guard let parent = records[id]?.attempt, let request = records[id]?.snapshot.request else { return }
+        guard let parent = records[id]?.attempt, let request = records[id]?.sending else { return }
         let headers = headers(for: exchange, request: request)
         DispatchQueue.global().async {
             let chunk: StreamBuffer.Chunk
@@ -211,7 +211,7 @@ extension UploadEngine {
     }
 
     private func fileSnapshot(_ record: TaskRecord) -> FileSnapshot? {
-        guard case .rawFile(let path, _) = record.snapshot.request.body else { return nil }
+        guard case .rawFile(let path, _) = record.sending.body else { return nil }
         return FileSnapshot(path: path)
     }
 
@@ -260,7 +260,7 @@ extension UploadEngine {
         record.snapshot.progress.bytesSent = offset
         record.meter.rebase(bytes: offset, at: .now)
         record.attemptMachine = UploadAttemptStateMachine(
-            number: number, totalBytes: totalBytes, request: record.snapshot.request)
+            number: number, totalBytes: totalBytes, request: record.sending)
     }
 
     /// Ends a resumable attempt (tus or S3) as the task's state machine sees
@@ -277,7 +277,7 @@ extension UploadEngine {
         if offset > record.attemptStartOffset { record.stalledAttempts = 0 }
         record.attemptMachine = UploadAttemptStateMachine(
             number: record.stalledAttempts + 1, totalBytes: record.snapshot.progress.totalBytes,
-            request: record.snapshot.request)
+            request: record.sending)
         let final: Result<UploadResponse, UploadFailure>
         switch result {
         case .success(let response?): final = .success(response)

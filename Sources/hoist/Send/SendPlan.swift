@@ -132,7 +132,6 @@ struct SendPlan {
             return "with --tus, each file (-T, --each) is one upload; -F may add metadata only (name=value)"
         case .tusMetadataKey(let problem): return "-F: \(problem)"
         case .s3FilesOnly, .s3: return error.description
-        case .imagesNeedSingleTransfer: return "--image-* options: \(error)"
         }
     }
 
