@@ -15,7 +15,7 @@ extension Target {
         var requests = try unpreparedRequests(entries: entries, payload: payload)
         guard images != nil || !imagesByFile.isEmpty else { return requests }
         for index in requests.indices {
-            let paths = requests[index].filePaths
+            let paths = requests[index].body.filePaths
             requests[index].images = images
             requests[index].imagesByFile = imagesByFile.filter { paths.contains($0.key) }
         }

@@ -24,14 +24,28 @@ import Testing
                 $0.text.contains("3024×4032") && $0.text.contains("2000×3000")
             }
 
+            // In the Files pane, I is for the file under the cursor; Right makes it every image's.
             try await tmux.press("I")
-            try await tmux.waitFor("the prepare dialog") { $0.text.contains("Prepare images") }
+            try await tmux.waitFor("the prepare dialog") {
+                $0.text.contains("Prepare images") && $0.text.contains("receipt.jpg")
+            }
+            try await tmux.press("Right", "Tab")
             try await tmux.type("60")
             try await tmux.press("Tab")
             try await tmux.type("1600")
             try await tmux.press("Enter")
             try await tmux.waitFor("the sizes they will have") {
                 $0.text.contains("3024×4032 → 1200×1600") && $0.text.contains("2000×3000 → 1067×1600")
+                    && $0.text.contains("images ≤1600 px q60")
+            }
+            // The receipt alone, smaller.
+            try await tmux.press("I")
+            try await tmux.waitFor("the dialog for the receipt") { $0.text.contains("For") }
+            try await tmux.press("Tab", "Tab", "BSpace", "BSpace", "BSpace", "BSpace")
+            try await tmux.type("800")
+            try await tmux.press("Enter")
+            try await tmux.waitFor("the receipt's own size") {
+                $0.text.contains("2000×3000 → 533×800 q60") && $0.text.contains("3024×4032 → 1200×1600")
             }
 
             try await tmux.press("U")
@@ -40,9 +54,11 @@ import Testing
                 lines.text.range(of: prepared, options: .regularExpression) != nil
                     && lines.filter { $0.contains("✔") && $0.contains("100%") }.count >= 2
             }
-            #expect(screen.text.contains("2000×3000 → 1067×1600 "), "\(screen.text)")
+            #expect(screen.text.contains("2000×3000 → 533×800 "), "\(screen.text)")
             let got = try Photos.inspect(saved.path + "/身份证 正面.jpg")
             #expect(got["width"] as? Int == 1200 && got["height"] as? Int == 1600 && got["gps"] as? Bool == false)
+            let receipt = try Photos.inspect(saved.path + "/receipt.jpg")
+            #expect(receipt["width"] as? Int == 533 && receipt["height"] as? Int == 800, "\(receipt)")
             try await tmux.press("q")
             try await tmux.waitFor("the shell") { $0.last(where: { !$0.isEmpty })?.hasPrefix("$") == true }
         }

@@ -253,9 +253,16 @@ import Testing
 
     @Test func stagedFilesAndFieldsComeBackAfterAQuit() async throws {
         let home = TemporaryDirectory()
-        _ = home.file("身份证 正面.jpg", Array(repeating: 5, count: 2048))
+        try Photos.make(width: 800, height: 600, at: home.path + "/身份证 正面.jpg")
         let first = try await Self.startUI(home.path, arguments: "http://127.0.0.1:9/upload '身份证 正面.jpg'")
         try await first.waitFor("the staged file") { $0.text.contains("身份证 正面.jpg") }
+        // Its own prepare settings come back too.
+        try await first.press("I")
+        try await first.waitFor("the prepare dialog") { $0.text.contains("Prepare images") }
+        try await first.press("Tab")
+        try await first.type("50")
+        try await first.press("Enter")
+        try await first.waitFor("the photo's own settings") { $0.text.contains("600×800 → 600×800 q50") }
         try await first.press("f")
         try await first.type("user_id")
         try await first.press("Tab")
@@ -272,7 +279,7 @@ import Testing
         defer { Task { await tmux.kill() } }
         let screen = try await tmux.waitFor("the staging area back") {
             $0.text.contains("身份证 正面.jpg") && $0.text.contains("user_id = 42")
-                && $0.text.contains("127.0.0.1:9/upload")
+                && $0.text.contains("127.0.0.1:9/upload") && $0.text.contains("600×800 → 600×800 q50")
         }
         #expect(screen.text.contains("1 staged file restored"))
         // Deleting the file and the field empties the staging area: the journal goes at quit.

@@ -27,6 +27,7 @@ import UploadPlan
 
     @Test func theImageDialogSetsTheTargetsSettingsAndRefusesABadValue() {
         var m = photoModel()
+        m.focus = .fields  // outside the Files pane, I sets every image's settings
         _ = m.update(.key(.character("I")))
         guard case .editor(let form)? = m.overlay else {
             Issue.record("I opens no dialog")
@@ -51,6 +52,72 @@ import UploadPlan
         _ = m.update(.key(.enter))
         #expect(m.overlay == nil)
         #expect(m.target.images == ImageSettings(quality: 50, maxDimension: 2048))
+    }
+
+    /// In the Files pane, `I` is for the file under the cursor or the
+    /// marked ones: their own settings, or none (sent as is), go with them.
+    @Test func theImageDialogSetsTheSelectedFilesOwnSettings() throws {
+        var m = photoModel()
+        m.target.url = "http://127.0.0.1:9/up"
+        m.target.images = ImageSettings(maxDimension: 2048)
+        _ = m.update(
+            .staged(
+                [
+                    StagedFile(
+                        path: "/data/back.jpg", size: 2_000_000, fieldName: "image",
+                        pixels: PixelSize(width: 3000, height: 2000))
+                ], problems: []))
+        #expect(m.focus == .files && m.cursor(.files) == 0)
+        _ = m.update(.key(.character("I")))
+        guard case .editor(let form)? = m.overlay else {
+            Issue.record("I opens no dialog")
+            return
+        }
+        #expect(form.rows.map(\.label) == ["For", "Quality", "Max dim", "Max bytes", "Format", "Metadata"])
+        #expect(form.value("For") == "身份证 正面.jpg" && form.value("Max dim") == "2048", "starts from the target's")
+        _ = m.update(.key(.tab))
+        type("50", into: &m)
+        _ = m.update(.key(.tab))
+        for _ in 0..<4 { _ = m.update(.key(.backspace)) }
+        type("1600", into: &m)
+        _ = m.update(.key(.enter))
+        #expect(m.overlay == nil)
+        #expect(m.files[0].images == .own(ImageSettings(quality: 50, maxDimension: 1600)))
+        #expect(m.files[2].images == .likeTarget && m.target.images == ImageSettings(maxDimension: 2048))
+        #expect(m.notice?.text == "身份证 正面.jpg: ≤1600 px q50")
+        let screen = Fixtures.render(m)
+        #expect(screen.contains { $0.contains("4032×3024 → 1600×1200 q50") }, "\(screen)")
+        #expect(screen.contains { $0.contains("3000×2000 → 2048×1365") })
+
+        // The other photo, marked: emptied settings send it as it is.
+        _ = m.update(.key(.down))
+        _ = m.update(.key(.down))
+        _ = m.update(.key(.character(" ")))
+        _ = m.update(.key(.character("I")))
+        guard case .editor(let marked)? = m.overlay else {
+            Issue.record("I opens no dialog")
+            return
+        }
+        #expect(marked.value("For") == "back.jpg")
+        _ = m.update(.key(.tab))
+        _ = m.update(.key(.tab))
+        for _ in 0..<4 { _ = m.update(.key(.backspace)) }
+        _ = m.update(.key(.enter))
+        #expect(m.files[2].images == .asIs)
+        #expect(Fixtures.render(m).contains { $0.contains("3000×2000 as is") })
+
+        // u sends every file in one request, each prepared as it says.
+        for index in m.files.indices { m.files[index].marked = false }
+        m.oneRequest = true
+        let effects = m.update(.key(.character("u")))
+        guard case .upload(let requests)? = effects.first, let request = requests.first else {
+            Issue.record("u queued nothing: \(effects) \(String(describing: m.notice))")
+            return
+        }
+        #expect(request.images == ImageSettings(maxDimension: 2048))
+        #expect(request.imageSettings(forFile: "/data/身份证 正面.jpg") == ImageSettings(quality: 50, maxDimension: 1600))
+        #expect(request.imageSettings(forFile: "/data/back.jpg") == nil)
+        #expect(request.imagesByFile.count == 2, "the text file and the photo like the target are not listed")
     }
 
     @Test func theFilesPaneShowsThePixelsBeforeAndTheSizeAfter() {

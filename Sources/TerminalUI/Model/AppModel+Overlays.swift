@@ -200,6 +200,25 @@ extension AppModel {
             ])
     }
 
+    /// How a staged image is prepared; `nil` when it goes as it is.
+    public func imageSettings(for file: StagedFile) -> ImageSettings? {
+        switch file.images {
+        case .likeTarget: return target.images
+        case .own(let settings): return settings
+        case .asIs: return nil
+        }
+    }
+
+    /// The `I` dialog: in the Files pane, for the marked files or the one
+    /// under the cursor; elsewhere, for every image.
+    func imageForm() -> EditorForm {
+        let marked = files.filter(\.marked)
+        let chosen = focus != .files || files.isEmpty ? [] : marked.isEmpty ? [files[cursor(.files)]] : marked
+        guard let first = chosen.first else { return ImageForm.make(target.images) }
+        let scope = chosen.count == 1 ? first.baseName : "\(chosen.count) marked files"
+        return ImageForm.make(imageSettings(for: first), files: chosen.map(\.id), scope: scope)
+    }
+
     /// Applies a form; returns why it cannot be saved, if so.
     private mutating func save(_ form: EditorForm) -> String? {
         switch form.purpose {
@@ -246,10 +265,21 @@ extension AppModel {
             case .success(let edited): target = edited
             case .failure(let refusal): return refusal.description
             }
-        case .images:
+        case .images(let ids):
+            let settings: ImageSettings?
             switch ImageForm.settings(from: form) {
-            case .success(let settings): target.images = settings
+            case .success(let chosen): settings = chosen
             case .failure(let refusal): return refusal.description
+            }
+            if ImageForm.isForEveryImage(form) {
+                target.images = settings
+                for index in files.indices { files[index].images = .likeTarget }
+            } else {
+                for index in files.indices where ids.contains(files[index].id) {
+                    files[index].images = settings == target.images ? .likeTarget : settings.map { .own($0) } ?? .asIs
+                }
+                let scope = form.value("For")
+                notice = Notice(scope + ": " + (settings.map { Bars.imageSummary($0) } ?? "sent as is"))
             }
         }
         return nil

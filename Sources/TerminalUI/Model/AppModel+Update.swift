@@ -117,7 +117,7 @@ extension AppModel {
         case .character("f"): overlay = .editor(entryForm(.newEntry(.field)))
         case .character("H"): overlay = .editor(entryForm(.newEntry(.header)))
         case .character("t"): overlay = .editor(TargetForm.make(target))
-        case .character("I"): overlay = .editor(ImageForm.make(target.images))
+        case .character("I"): overlay = .editor(imageForm())
         case .character("u"): return upload(oneRequest: oneRequest)
         case .character("U"): return upload(oneRequest: false)
         case .character("o"):
@@ -298,7 +298,12 @@ extension AppModel {
         do {
             let sending = target.bodyKind.usesFiles ? chosen.map(\.choice) : []
             let sent = target.bodyKind.usesFields ? entries : entries.filter { $0.kind == .header }
-            let requests = try target.requests(entries: sent, payload: Payload(files: sending, oneRequest: oneRequest))
+            var imagesByFile: [String: ImageSettings?] = [:]
+            for file in chosen where file.images != .likeTarget {
+                imagesByFile.updateValue(imageSettings(for: file), forKey: file.path)
+            }
+            let requests = try target.requests(
+                entries: sent, payload: Payload(files: sending, oneRequest: oneRequest), imagesByFile: imagesByFile)
             for i in files.indices { files[i].marked = false }
             notice = Notice(
                 "queued \(requests.count) task\(requests.count == 1 ? "" : "s") → \(target.method.rawValue) \(Secrets.displayURL(target.url))"

@@ -10,8 +10,8 @@ public struct EditorForm: Sendable, Hashable {
         case editEntry(index: Int)
         case editFile(id: Int)
         case target
-        /// How images are prepared (`ImageForm`).
-        case images
+        /// How images are prepared (`ImageForm`): for these staged files, or every image when none.
+        case images(files: [Int])
         /// "Save as profile": the name of the new profile.
         case saveProfile
     }

@@ -2,6 +2,14 @@ import FormData
 import UploadEngine
 import UploadPlan
 
+/// How one staged image is prepared: as the target's settings say, by its
+/// own settings, or sent as it is.
+public enum ImageChoice: Sendable, Hashable, Codable {
+    case likeTarget
+    case own(ImageSettings)
+    case asIs
+}
+
 /// A file waiting to be uploaded, as the Files pane lists it.
 public struct StagedFile: Sendable, Hashable, Identifiable {
     public var id: Int
@@ -18,6 +26,8 @@ public struct StagedFile: Sendable, Hashable, Identifiable {
     public var marked = false
     /// An image's upright size, read from its header when staged.
     public var pixels: PixelSize?
+    /// How the file is prepared when it is an image (`I` on it).
+    public var images: ImageChoice = .likeTarget
 
     public init(
         id: Int = 0, path: String, size: Int64, detectedType: String? = nil, fieldName: String = "file",

@@ -30,9 +30,9 @@ enum Bars {
     }
 
     /// `≤1600 px q60 jpeg`: what `I` set, short enough for the top bar.
-    static func imageSummary(_ settings: ImageSettings) -> String {
+    static func imageSummary(_ settings: ImageSettings, withDimension: Bool = true) -> String {
         var words: [String] = []
-        if let dimension = settings.maxDimension { words.append("≤\(dimension) px") }
+        if withDimension, let dimension = settings.maxDimension { words.append("≤\(dimension) px") }
         if let quality = settings.quality { words.append("q\(quality)") }
         if let bytes = settings.maxBytes { words.append("≤" + Format.bytes(bytes)) }
         if settings.format == .jpeg { words.append("jpeg") }

@@ -19,11 +19,19 @@ enum ListPanes {
         let twoRows = layout.rowsPerItem(.files) == 2
         // One row: name, size, then type and field as width allows. Two rows: type and field below.
         let sizeWidth = 9
-        let typeWidth = twoRows || inner.width < 40 ? 0 : min(24, max(10, (inner.width - 26) / 2))
         let fieldWidth = twoRows || inner.width < 64 ? 0 : min(14, inner.width / 6)
+        let top = model.scroll[.files, default: 0]
+        let shown = model.files.dropFirst(top).prefix(layout.listHeight(.files))
+        // An image's sizes before and after are worth more columns than a type; the name keeps 16.
+        let widestImage = shown.compactMap { imageDetail($0, model).map(TextWidth.columns(of:)) }.max() ?? 0
+        let typeWidth =
+            twoRows || inner.width < 40
+            ? 0
+            : max(
+                min(24, max(10, (inner.width - 26) / 2)),
+                min(widestImage, inner.width - 5 - sizeWidth - 16 - (fieldWidth > 0 ? fieldWidth + 1 : 0)))
         let nameWidth =
             inner.width - 3 - sizeWidth - (typeWidth > 0 ? typeWidth + 1 : 0) - (fieldWidth > 0 ? fieldWidth + 1 : 0)
-        let top = model.scroll[.files, default: 0]
         for item in 0..<layout.listHeight(.files) {
             let index = top + item
             guard index < model.files.count else { break }
@@ -75,8 +83,12 @@ enum ListPanes {
         if let done = model.preparedImages[file.path] {
             return "\(done.originalSize) → \(done.size) \(Format.bytes(done.bytes))"
         }
-        guard let settings = model.target.images else { return pixels.description }
-        return "\(pixels) → \(settings.fitted(pixels))"
+        guard let settings = model.imageSettings(for: file) else {
+            return file.images == .asIs ? "\(pixels) as is" : pixels.description
+        }
+        // A file's own settings are told beside it; the target's are in the top bar.
+        let own = file.images == .likeTarget ? "" : Bars.imageSummary(settings, withDimension: false)
+        return "\(pixels) → \(settings.fitted(pixels))" + (own.isEmpty ? "" : " " + own)
     }
 
     static func fields(_ model: AppModel, into grid: inout Grid, in rect: Rect) {

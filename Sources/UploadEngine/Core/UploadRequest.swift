@@ -26,6 +26,17 @@ public struct UploadRequest: Sendable, Hashable, Codable {
         /// sent chunked, or as a tus upload whose length is told at the end.
         case stream(StreamSource, contentType: String? = nil)
 
+        /// The files the body reads from disk, in order.
+        public var filePaths: [String] {
+            switch self {
+            case .multipart(let form):
+                return form.parts.compactMap { if case .file(let path) = $0.content { path } else { nil } }
+            case .rawFile(let path, _): return [path]
+            case .base64JSON(let body): return [body.path]
+            case .urlencoded, .json, .bytes, .stream: return []
+            }
+        }
+
         /// A short description for lists and logs.
         public var summary: String {
             switch self {

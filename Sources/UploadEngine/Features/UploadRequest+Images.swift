@@ -13,21 +13,6 @@ extension UploadRequest {
         images != nil || imagesByFile.values.contains { $0 != nil }
     }
 
-    /// The files the body sends, by path.
-    public var filePaths: Set<String> {
-        switch body {
-        case .multipart(let form):
-            return Set(
-                form.parts.compactMap {
-                    guard case .file(let path) = $0.content else { return nil }
-                    return path
-                })
-        case .rawFile(let path, _): return [path]
-        case .base64JSON(let body): return [body.path]
-        default: return []
-        }
-    }
-
     /// The request with each image it sends (a multipart file part, a raw
     /// file body, a file inside base64 JSON) replaced by its prepared copy
     /// in `folder`: new path, filename and Content-Type, also in a tus

@@ -78,6 +78,7 @@ extension JournalAdoption {
                 var f = $0
                 f.filename = file.filename
                 f.contentType = file.contentType
+                f.images = file.images ?? .likeTarget
                 return f
             }
         }

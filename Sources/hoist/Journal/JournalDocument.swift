@@ -245,6 +245,8 @@ struct JournalWorkspace: Codable, Sendable, Equatable {
         var field: String
         var filename: String?
         var contentType: String?
+        /// `nil` (also in journals written before it): as the target says.
+        var images: ImageChoice?
     }
 
     var target: Target
@@ -258,20 +260,9 @@ struct JournalWorkspace: Codable, Sendable, Equatable {
         self.target = target
         self.entries = entries
         self.files = files.map {
-            File(path: $0.path, field: $0.fieldName, filename: $0.filename, contentType: $0.contentType)
-        }
-    }
-}
-
-extension UploadRequest.Body {
-    /// The files the body reads from disk, with their form fields.
-    var filePaths: [String] {
-        switch self {
-        case .multipart(let form):
-            return form.parts.compactMap { if case .file(let path) = $0.content { path } else { nil } }
-        case .rawFile(let path, _): return [path]
-        case .base64JSON(let body): return [body.path]
-        case .urlencoded, .json, .bytes, .stream: return []
+            File(
+                path: $0.path, field: $0.fieldName, filename: $0.filename, contentType: $0.contentType,
+                images: $0.images == .likeTarget ? nil : $0.images)
         }
     }
 }
