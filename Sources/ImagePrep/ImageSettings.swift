@@ -3,7 +3,7 @@
 /// `--image-*` options, a profile's `image_*` keys.
 public struct ImageSettings: Sendable, Hashable, Codable {
     public enum Format: String, Sendable, Hashable, Codable, CaseIterable {
-        /// The image's own format (JPEG, PNG, WebP); one libvips cannot write becomes JPEG.
+        /// The image's own format (JPEG, PNG, WebP); HEIC and AVIF become JPEG (few servers take them).
         case keep
         /// JPEG, whatever the image was.
         case jpeg

@@ -67,6 +67,37 @@ import Testing
         }
     }
 
+    /// An iPhone's HEIC (made here by libvips's own `vips` tool, with GPS
+    /// tags and a colour profile) goes as a JPEG, named .jpg.
+    @Test func aHEICPhotoIsConvertedToJPEG() async throws {
+        let photos = TemporaryDirectory()
+        let jpeg = photos.path + "/source.jpg"
+        try Photos.make(width: 1200, height: 900, at: jpeg)
+        let heic = photos.path + "/IMG_0001.HEIC"
+        let made = try await run("/usr/bin/env", ["vips", "copy", jpeg, heic])
+        try #require(made.status == 0, "\(made.stderr)")
+        try await withReceiver { receiver, saved in
+            let result = try await hoist([
+                "send", receiver.baseURL + "/up", "-F", "photo=@\(heic)", "--image-format", "jpeg", "--image-max-dim",
+                "800", "--no-history",
+            ])
+            #expect(result.status == 0, "\(result.stderr)")
+            let upload = try decode(result.stdout)
+            #expect(upload.files.first?.filename == "IMG_0001.jpg" && upload.files.first?.contentType == "image/jpeg")
+            let got = try Photos.inspect(saved.path + "/IMG_0001.jpg")
+            #expect(got["format"] as? String == "JPEG" && got["width"] as? Int == 800 && got["height"] as? Int == 600)
+            #expect(got["gps"] as? Bool == false && got["icc"] as? Bool == true, "\(got)")
+            // With --image-format keep too: few servers take HEIC, and encoding it is slow.
+            let kept = try await hoist([
+                "send", receiver.baseURL + "/up", "-T", heic, "--image-max-dim", "400", "--no-history", "--json",
+            ])
+            #expect(kept.status == 0, "\(kept.stderr)")
+            let answer = try jsonObject(try #require(kept.stdoutLines.first))
+            let json = try #require(answer["json"] as? [String: Any])
+            #expect(json["contentType"] as? String == "image/jpeg", "\(json)")
+        }
+    }
+
     @Test func aBrokenPhotoIsAClearErrorAndNothingIsSent() async throws {
         let photos = TemporaryDirectory()
         let fake = photos.file("id.jpg", Array("not a jpeg at all".utf8))
