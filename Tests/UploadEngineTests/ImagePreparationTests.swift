@@ -77,4 +77,66 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: deadFolder))
         #expect(FileManager.default.fileExists(atPath: liveFolder) && FileManager.default.fileExists(atPath: other))
     }
+
+    /// A tus upload of a photo prepared at quality 100 (about 300 KB), in 64 KiB chunks.
+    func tusPhotoRequest(_ harness: Harness, retry: RetryPolicy = fastRetry) throws -> UploadRequest {
+        let path = harness.files.path + "/身份证 正面.jpg"
+        try Photos.make(width: 1200, height: 900, at: path)
+        return UploadRequest(
+            url: harness.receiver.baseURL + "/files", body: .rawFile(path: path), retry: retry, label: "身份证 正面.jpg",
+            transfer: .tus(
+                TusSettings(
+                    chunkSize: .fixed(64 << 10), metadata: [HeaderField("filename", "身份证 正面.jpg")],
+                    checksum: false)),
+            images: ImageSettings(quality: 100))
+    }
+
+    /// Within a run the prepared copy stays for the retries: a reset
+    /// mid-PATCH goes on from the server's offset, with the same bytes.
+    @Test func aResetTusUploadOfAPreparedPhotoGoesOnWithTheSameCopy() async throws {
+        try await Harness.run(configure: {
+            $0.tusKnobs.resetPatchFirst = 1
+            $0.tusKnobs.resetPatchAfterBytes = 100_000
+        }) { harness in
+            let id = try harness.engine.add(try tusPhotoRequest(harness))
+            let done = try await harness.finish(id)
+            #expect(done.state == .succeeded, "\(done.state)")
+            #expect(done.attempts == 2 && done.resumedFrom ?? 0 > 0, "resumed, not restarted: \(done)")
+            let records = harness.receiver.tusRequests()
+            #expect(Set(records.compactMap(\.uploadID)).count == 1, "one upload on the server")
+            let copies = Set(harness.events.snapshots(of: id).flatMap { $0.preparedImages.map(\.path) })
+            #expect(copies.count == 1, "prepared once: \(copies)")
+            let name = try #require(records.compactMap(\.savedAs).last)
+            let got = try Photos.inspect(harness.saved.path + "/" + name)
+            #expect(got["format"] as? String == "JPEG" && got["width"] as? Int == 900 && got["gps"] as? Bool == false)
+            #expect(Int64(try #require(done.preparedImages.first).bytes) == done.progress.totalBytes)
+        }
+    }
+
+    /// A failed task's copy goes with it, so its upload cannot be
+    /// appended to: the server is told (DELETE), and `r` sends a new copy
+    /// as a new upload.
+    @Test func aFailedTusUploadOfAPreparedPhotoIsRetriedAsANewUpload() async throws {
+        try await Harness.run(configure: {
+            $0.tusKnobs.resetPatchFirst = 1
+            $0.tusKnobs.resetPatchAfterBytes = 100_000
+        }) { harness in
+            let id = try harness.engine.add(try tusPhotoRequest(harness, retry: RetryPolicy(maxRetries: 0)))
+            let failed = try await harness.finish(id)
+            guard case .failed = failed.state else {
+                Issue.record("the reset did not fail the task: \(failed.state)")
+                return
+            }
+            let copy = try #require(failed.preparedImages.first?.path)
+            #expect(!FileManager.default.fileExists(atPath: copy))
+            harness.engine.retry(id)
+            let done = try await harness.finish(id)
+            #expect(done.state == .succeeded, "\(done.state)")
+            let records = harness.receiver.tusRequests()
+            #expect(records.filter { $0.method == "POST" }.count == 2, "a new upload")
+            #expect(records.contains { $0.method == "DELETE" }, "the first was terminated")
+            let name = try #require(records.compactMap(\.savedAs).last)
+            #expect(try Photos.inspect(harness.saved.path + "/" + name)["width"] as? Int == 900)
+        }
+    }
 }
