@@ -120,7 +120,8 @@ sleep 2
 capture resumed
 
 # 8. Photos prepared before they go: staged from the browser, I sets quality
-#    and size, and the Files pane shows each photo's pixels and what it became.
+#    and size for every image, then a smaller size for the receipt alone, and
+#    the Files pane shows each photo's pixels and what it became.
 tmux kill-session -t "$session"
 pichome="$work/pichome"; mkdir -p "$pichome/card"
 python3 - "$pichome/card" <<'PY'
@@ -148,8 +149,16 @@ keys "*" a
 wait_for "3024×4032"
 keys I
 wait_for "Prepare images"
+# The first row is for the file under the cursor; Right makes it every image.
+keys Right Tab
 tmux send-keys -t "$session" -l "60"; keys Tab; tmux send-keys -t "$session" -l "1600"; keys Enter
 wait_for "→ 1200×1600"
+# The receipt alone, smaller: its own settings show beside it.
+keys I
+wait_for "Prepare images"
+keys Tab Tab BSpace BSpace BSpace BSpace
+tmux send-keys -t "$session" -l "1000"; keys Enter
+wait_for "→ 750×1000 q60"
 keys U
 wait_for "KiB"
 sleep 2
