@@ -209,6 +209,42 @@ import Testing
         }
     }
 
+    /// A Hoist killed with a prepared photo on its way leaves the copy
+    /// behind; the next Hoist that adopts its journal (the UI here, which
+    /// prepares nothing until R) removes it.
+    @Test func theCopiesOfAKilledHoistGoWhenItsJournalIsAdopted() async throws {
+        try await withReceiver(configure: { $0.readBytesPerSecond = 200_000 }) { receiver, _ in
+            let home = TemporaryDirectory()
+            let scratch = TemporaryDirectory()
+            var environment = TusResumeTests.environment(home)
+            environment["TMPDIR"] = scratch.path
+            let photo = photos.path + "/身份证 正面.jpg"
+            try Photos.make(width: 1800, height: 1200, at: photo)
+            let send = try Subprocess(
+                hoistBinary,
+                ["send", receiver.baseURL + "/upload", "-F", "image=@\(photo)", "--image-quality", "100", "-s"],
+                environment: hoistEnvironment(environment))
+            let copies = {
+                ((try? FileManager.default.contentsOfDirectory(atPath: scratch.path)) ?? []).flatMap {
+                    (try? FileManager.default.contentsOfDirectory(atPath: scratch.path + "/" + $0)) ?? []
+                }
+            }
+            try await JournalTests.waitUntil("the prepared copy", timeout: .seconds(30)) { !copies().isEmpty }
+            try await Task.sleep(for: .milliseconds(500))
+            kill(send.pid, SIGKILL)
+            #expect(await send.result().status == 128 + SIGKILL, "it finished before the kill")
+            #expect(copies().count == 1, "the dead Hoist's copy is left")
+
+            let tmux = try await Tmux.start(width: 120, height: 40, directory: home.path)
+            defer { Task { await tmux.kill() } }
+            try await tmux.type("TMPDIR='\(scratch.path)' \(hoistBinary); echo EXIT=$?")
+            try await tmux.press("Enter")
+            try await tmux.waitFor("the adopted task") { $0.text.contains("1 interrupted upload") }
+            #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path).isEmpty)
+            try await tmux.press("q")
+        }
+    }
+
     @Test func s3ObjectsAreThePreparedPhotosUnderTheirNewNames() async throws {
         let moto = try await MotoPeer.start()
         try await moto.createBucket("ids")

@@ -125,7 +125,7 @@ extension UploadEngine {
     /// named after this process. The folders of Hoists that died (a crash,
     /// SIGKILL) are removed first: their tasks prepare their images again.
     static func makeImageFolder() -> Result<String, ImagePrepError> {
-        let base = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        let base = temporaryBase
         removeFoldersOfDeadProcesses(in: base)
         var template = Array((base + "/hoist-images-\(getpid())-XXXXXX").utf8CString)
         guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
@@ -133,6 +133,16 @@ extension UploadEngine {
                 ImagePrepError("cannot create a private folder in \(base): \(String(cString: strerror(errno)))"))
         }
         return .success(String(cString: template))
+    }
+
+    static var temporaryBase: String {
+        ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+    }
+
+    /// Removes the prepared copies of Hoists that died: called by the one
+    /// that adopts their journals, whose tasks prepare their images again.
+    public static func removeImagesOfDeadProcesses() {
+        removeFoldersOfDeadProcesses(in: temporaryBase)
     }
 
     /// `hoist-images-PID-XXXXXX` folders of this user whose process is gone.

@@ -36,6 +36,7 @@ struct JournalAdoption {
             adopted.append(orphan)
         }
         guard !adopted.isEmpty else { return adoption }
+        UploadEngine.removeImagesOfDeadProcesses()
         recorder.setWorkspace(adoption.workspace)
         recorder.sync()
         for orphan in adopted { orphan.discard() }
