@@ -13,8 +13,8 @@ import Testing
         let scratch = TemporaryDirectory()
         let front = photos.path + "/1 身份证 正面.jpg"
         let back = photos.path + "/2 身份证 反面.jpg"
-        try Photos.make(width: 4032, height: 3024, at: front)
-        try Photos.make(width: 4032, height: 3024, at: back)
+        try await Photos.make(width: 4032, height: 3024, at: front)
+        try await Photos.make(width: 4032, height: 3024, at: back)
         try await withReceiver { receiver, saved in
             let reply = #"{"RETCODE":"0000","RETMSG":"ok"}"#.addingPercentEncoding(
                 withAllowedCharacters: .alphanumerics)!
@@ -28,7 +28,7 @@ import Testing
             let names = try result.stdoutLines.map { try jsonObject($0)["name"] as? String }
             #expect(names == ["1 身份证 正面.jpg", "2 身份证 反面.jpg"])
             for name in ["1 身份证 正面.jpg", "2 身份证 反面.jpg"] {
-                let got = try Photos.inspect(saved.path + "/" + name)
+                let got = try await Photos.inspect(saved.path + "/" + name)
                 // 4032×3024 stored sideways: upright 3024×4032, fitted into 1600 px.
                 #expect(got["width"] as? Int == 1200 && got["height"] as? Int == 1600, "\(got)")
                 #expect(got["gps"] as? Bool == false && got["makerNote"] as? Bool == false)
@@ -45,8 +45,8 @@ import Testing
         let photos = TemporaryDirectory()
         let big = photos.path + "/big.jpg"
         let scan = photos.path + "/scan.png"
-        try Photos.make(width: 3000, height: 2000, at: big)
-        try Photos.make(width: 1000, height: 800, at: scan, format: "PNG")
+        try await Photos.make(width: 3000, height: 2000, at: big)
+        try await Photos.make(width: 1000, height: 800, at: scan, format: "PNG")
         try await withReceiver { receiver, saved in
             let put = try await hoist([
                 "send", receiver.baseURL + "/up", "-T", big, "--image-max-bytes", "100K", "--no-history", "--json",
@@ -63,7 +63,7 @@ import Testing
             #expect(form.status == 0, "\(form.stderr)")
             let upload = try decode(form.stdout)
             #expect(upload.files.first?.filename == "scan.jpg" && upload.files.first?.contentType == "image/jpeg")
-            #expect(try Photos.inspect(saved.path + "/scan.jpg")["format"] as? String == "JPEG")
+            #expect(try await Photos.inspect(saved.path + "/scan.jpg")["format"] as? String == "JPEG")
         }
     }
 
@@ -72,7 +72,7 @@ import Testing
     @Test func aHEICPhotoIsConvertedToJPEG() async throws {
         let photos = TemporaryDirectory()
         let jpeg = photos.path + "/source.jpg"
-        try Photos.make(width: 1200, height: 900, at: jpeg)
+        try await Photos.make(width: 1200, height: 900, at: jpeg)
         let heic = photos.path + "/IMG_0001.HEIC"
         let made = try await run("/usr/bin/env", ["vips", "copy", jpeg, heic])
         try #require(made.status == 0, "\(made.stderr)")
@@ -84,7 +84,7 @@ import Testing
             #expect(result.status == 0, "\(result.stderr)")
             let upload = try decode(result.stdout)
             #expect(upload.files.first?.filename == "IMG_0001.jpg" && upload.files.first?.contentType == "image/jpeg")
-            let got = try Photos.inspect(saved.path + "/IMG_0001.jpg")
+            let got = try await Photos.inspect(saved.path + "/IMG_0001.jpg")
             #expect(got["format"] as? String == "JPEG" && got["width"] as? Int == 800 && got["height"] as? Int == 600)
             #expect(got["gps"] as? Bool == false && got["icc"] as? Bool == true, "\(got)")
             // With --image-format keep too: few servers take HEIC, and encoding it is slow.
@@ -124,18 +124,18 @@ import Testing
 @Suite(.serialized) struct ImageResumableTests {
     let photos = TemporaryDirectory()
 
-    func makePhotos() throws -> (jpeg: String, png: String) {
+    func makePhotos() async throws -> (jpeg: String, png: String) {
         let jpeg = photos.path + "/身份证 正面.jpg"
         let png = photos.path + "/scan.png"
-        try Photos.make(width: 3000, height: 2000, at: jpeg)
-        try Photos.make(width: 1200, height: 900, at: png, format: "PNG")
+        try await Photos.make(width: 3000, height: 2000, at: jpeg)
+        try await Photos.make(width: 1200, height: 900, at: png, format: "PNG")
         return (jpeg, png)
     }
 
     /// Checks a prepared photo's bytes with Pillow: JPEG, upright and within 800 px, no GPS.
-    func expectPrepared(_ bytes: [UInt8], width: Int, height: Int, _ comment: Comment) throws {
+    func expectPrepared(_ bytes: [UInt8], width: Int, height: Int, _ comment: Comment) async throws {
         let folder = TemporaryDirectory()
-        let got = try Photos.inspect(folder.file("got.jpg", bytes))
+        let got = try await Photos.inspect(folder.file("got.jpg", bytes))
         #expect(got["format"] as? String == "JPEG", comment)
         #expect(got["width"] as? Int == width && got["height"] as? Int == height, "\(comment): \(got)")
         #expect(got["gps"] as? Bool == false && got["makerNote"] as? Bool == false, comment)
@@ -143,7 +143,7 @@ import Testing
 
     @Test func tusUploadsCarryThePreparedPhotoAndItsNewName() async throws {
         let peer = try await TusPeer.resumableUpload()
-        let (jpeg, png) = try makePhotos()
+        let (jpeg, png) = try await makePhotos()
         let result = try await hoist([
             "send", "--tus", peer.creationURL, "-T", jpeg, "-T", png, "--image-max-dim", "800", "--image-format",
             "jpeg", "--chunk-size", "64K", "--json", "--no-history", "--no-journal",
@@ -157,7 +157,7 @@ import Testing
             let stored = try #require(peer.storedFiles { $0.hasSuffix(id) }.values.first, "\(url)")
             let isScan = line["name"] as? String == "scan.png"
             // 3000×2000 stored sideways with orientation 6: upright 2000×3000, then 533×800.
-            try expectPrepared(stored, width: isScan ? 600 : 533, height: isScan ? 800 : 800, "\(line)")
+            try await expectPrepared(stored, width: isScan ? 600 : 533, height: isScan ? 800 : 800, "\(line)")
             // The server was told the prepared file's name and type.
             let head = try await run("/usr/bin/env", ["curl", "-sI", "-H", "Tus-Resumable: 1.0.0", url])
             let metadata = head.stdout.split(separator: "\r\n").first {
@@ -180,7 +180,7 @@ import Testing
             environment["TMPDIR"] = scratch.path
             let photo = photos.path + "/big photo.jpg"
             // Noise at quality 100: a prepared copy of about 3 MB, 3 s at the receiver's pace.
-            try Photos.make(width: 1800, height: 1200, at: photo)
+            try await Photos.make(width: 1800, height: 1200, at: photo)
             let send = try Subprocess(
                 hoistBinary,
                 [
@@ -201,7 +201,7 @@ import Testing
             let line = try jsonObject(try #require(resume.stdoutLines.last))
             #expect(line["ok"] as? Bool == true && line["resumed_from"] is NSNull, "\(line)")
             #expect(line["upload_url"] as? String != before["upload_url"] as? String, "a new upload")
-            let got = try Photos.inspect(saved.path + "/big photo.jpg")
+            let got = try await Photos.inspect(saved.path + "/big photo.jpg")
             #expect(got["width"] as? Int == 1200 && got["height"] as? Int == 1800, "\(got)")
             #expect(got["gps"] as? Bool == false && (got["quality"] as? Int ?? 0) >= 98, "\(got)")
             // The dead run's folder and the resume's own are both gone.
@@ -219,7 +219,7 @@ import Testing
             var environment = TusResumeTests.environment(home)
             environment["TMPDIR"] = scratch.path
             let photo = photos.path + "/身份证 正面.jpg"
-            try Photos.make(width: 1800, height: 1200, at: photo)
+            try await Photos.make(width: 1800, height: 1200, at: photo)
             let send = try Subprocess(
                 hoistBinary,
                 ["send", receiver.baseURL + "/upload", "-F", "image=@\(photo)", "--image-quality", "100", "-s"],
@@ -253,7 +253,7 @@ import Testing
             "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_PROFILE": "",
             "AWS_ENDPOINT_URL": moto.endpoint, "HOME": photos.path,
         ]
-        let (jpeg, png) = try makePhotos()
+        let (jpeg, png) = try await makePhotos()
         let result = try await hoist(
             [
                 "send", "s3://ids/2026/", "-T", jpeg, "-T", png, "--image-max-dim", "800", "--image-format", "jpeg",
@@ -269,7 +269,8 @@ import Testing
                 """)
             let fields = try #require(try JSONSerialization.jsonObject(with: Data(out.utf8)) as? [String])
             #expect(fields[0] == "image/jpeg", "\(key)")
-            try expectPrepared(Array(Data(base64Encoded: fields[1]) ?? Data()), width: width, height: 800, "\(key)")
+            try await expectPrepared(
+                Array(Data(base64Encoded: fields[1]) ?? Data()), width: width, height: 800, "\(key)")
         }
         let keys = try await moto.python(
             "print(json.dumps(sorted(o['Key'] for o in s3.list_objects_v2(Bucket='ids')['Contents'])))")
@@ -283,7 +284,7 @@ import Testing
         let config = TemporaryDirectory()
         _ = config.directory("hoist")
         let photo = config.path + "/id.jpg"
-        try Photos.make(width: 2000, height: 1000, at: photo)
+        try await Photos.make(width: 2000, height: 1000, at: photo)
         try await withReceiver { receiver, saved in
             config.file(
                 "hoist/profiles.toml",
@@ -298,7 +299,7 @@ import Testing
             let sent = try await hoist(
                 ["send", "--profile", "idcard", "-F", "image=@\(photo)", "--no-history"], environment: environment)
             #expect(sent.status == 0, "\(sent.stderr)")
-            let got = try Photos.inspect(saved.path + "/id.jpg")
+            let got = try await Photos.inspect(saved.path + "/id.jpg")
             #expect(got["width"] as? Int == 400 && got["height"] as? Int == 800, "\(got)")
             // The command line's image options replace the profile's.
             let wider = try await hoist(
@@ -306,7 +307,7 @@ import Testing
                 environment: environment)
             #expect(wider.status == 0, "\(wider.stderr)")
             let second = try decode(wider.stdout).files.first?.savedAs ?? ""
-            #expect(try Photos.inspect(saved.path + "/" + second)["height"] as? Int == 1000)
+            #expect(try await Photos.inspect(saved.path + "/" + second)["height"] as? Int == 1000)
             let bad = try await hoist(
                 ["send", "--profile", "idcard", "-F", "image=@\(photo)", "--image-quality", "0"],
                 environment: environment)

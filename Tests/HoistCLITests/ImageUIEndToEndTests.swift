@@ -8,8 +8,8 @@ import Testing
     @Test func stagePhotosSetThePrepareSettingsAndSeeTheSizes() async throws {
         try await withReceiver { receiver, saved in
             let work = TemporaryDirectory()
-            try Photos.make(width: 4032, height: 3024, at: work.path + "/身份证 正面.jpg")
-            try Photos.make(width: 3000, height: 2000, at: work.path + "/receipt.jpg")
+            try await Photos.make(width: 4032, height: 3024, at: work.path + "/身份证 正面.jpg")
+            try await Photos.make(width: 3000, height: 2000, at: work.path + "/receipt.jpg")
             let tmux = try await Tmux.start(width: 120, height: 40, directory: work.path)
             defer { Task { await tmux.kill() } }
             try await tmux.type("XDG_STATE_HOME=\(work.path)/state \(hoistBinary) tui \(receiver.baseURL)/upload")
@@ -55,9 +55,9 @@ import Testing
                     && lines.filter { $0.contains("✔") && $0.contains("100%") }.count >= 2
             }
             #expect(screen.text.contains("2000×3000 → 533×800 "), "\(screen.text)")
-            let got = try Photos.inspect(saved.path + "/身份证 正面.jpg")
+            let got = try await Photos.inspect(saved.path + "/身份证 正面.jpg")
             #expect(got["width"] as? Int == 1200 && got["height"] as? Int == 1600 && got["gps"] as? Bool == false)
-            let receipt = try Photos.inspect(saved.path + "/receipt.jpg")
+            let receipt = try await Photos.inspect(saved.path + "/receipt.jpg")
             #expect(receipt["width"] as? Int == 533 && receipt["height"] as? Int == 800, "\(receipt)")
             try await tmux.press("q")
             try await tmux.waitFor("the shell") { $0.last(where: { !$0.isEmpty })?.hasPrefix("$") == true }

@@ -253,7 +253,7 @@ import Testing
 
     @Test func stagedFilesAndFieldsComeBackAfterAQuit() async throws {
         let home = TemporaryDirectory()
-        try Photos.make(width: 800, height: 600, at: home.path + "/身份证 正面.jpg")
+        try await Photos.make(width: 800, height: 600, at: home.path + "/身份证 正面.jpg")
         let first = try await Self.startUI(home.path, arguments: "http://127.0.0.1:9/upload '身份证 正面.jpg'")
         try await first.waitFor("the staged file") { $0.text.contains("身份证 正面.jpg") }
         // Its own prepare settings come back too.

@@ -55,20 +55,21 @@ public enum Photos {
         }))
         """#
 
-    public static func make(width: Int, height: Int, at path: String, format: String = "JPEG") throws {
-        let result = try Subprocess(
+    /// Async, as `inspect`: Pillow takes seconds, and a blocking wait would
+    /// hold one of Swift's cooperative threads, which the in-process servers of other tests need.
+    public static func make(width: Int, height: Int, at path: String, format: String = "JPEG") async throws {
+        let result = try await Subprocess.run(
             "/usr/bin/env", ["python3", "-c", makeScript, "\(width)", "\(height)", path, format],
-            timeout: .seconds(120)
-        ).wait()
+            timeout: .seconds(120))
         guard result.status == 0 else {
             throw SubprocessError(message: "making \(path): " + String(decoding: result.stderr, as: UTF8.self))
         }
     }
 
     /// What Pillow reads from the image at `path`.
-    public static func inspect(_ path: String) throws -> [String: Any] {
-        let result = try Subprocess("/usr/bin/env", ["python3", "-c", inspectScript, path], timeout: .seconds(60))
-            .wait()
+    public static func inspect(_ path: String) async throws -> [String: Any] {
+        let result = try await Subprocess.run(
+            "/usr/bin/env", ["python3", "-c", inspectScript, path], timeout: .seconds(60))
         guard result.status == 0,
             let object = try JSONSerialization.jsonObject(with: Data(result.stdout)) as? [String: Any]
         else {

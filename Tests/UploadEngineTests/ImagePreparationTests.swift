@@ -9,9 +9,9 @@ import Testing
 /// The engine prepares images once per task, ahead of the task's start
 /// while others upload, and removes the copies when the task ends.
 @Suite struct ImagePreparationTests {
-    func photoRequest(_ harness: Harness, _ name: String, settings: ImageSettings) throws -> UploadRequest {
+    func photoRequest(_ harness: Harness, _ name: String, settings: ImageSettings) async throws -> UploadRequest {
         let path = harness.files.path + "/" + name
-        try Photos.make(width: 800, height: 600, at: path)
+        try await Photos.make(width: 800, height: 600, at: path)
         return UploadRequest(
             url: harness.url, body: .multipart(MultipartForm(parts: [.file("image", path: path)])), retry: fastRetry,
             label: name, images: settings)
@@ -22,7 +22,8 @@ import Testing
     @Test func theNextPhotosArePreparedWhileOneUploads() async throws {
         try await Harness.run(concurrency: 1, configure: { $0.readBytesPerSecond = 200_000 }) { harness in
             let settings = ImageSettings(quality: 95)
-            let requests = try (1...3).map { try photoRequest(harness, "p\($0).jpg", settings: settings) }
+            var requests: [UploadRequest] = []
+            for n in 1...3 { requests.append(try await photoRequest(harness, "p\(n).jpg", settings: settings)) }
             let ids = try harness.engine.add(batch: requests)
             var results: [TaskSnapshot] = []
             for id in ids { results.append(try await harness.finish(id)) }
@@ -43,7 +44,8 @@ import Testing
     @Test func aCancelledTaskLeavesNoPreparedFile() async throws {
         try await Harness.run(concurrency: 1, configure: { $0.readBytesPerSecond = 100_000 }) { harness in
             let settings = ImageSettings(quality: 95)
-            let requests = try (1...2).map { try photoRequest(harness, "c\($0).jpg", settings: settings) }
+            var requests: [UploadRequest] = []
+            for n in 1...2 { requests.append(try await photoRequest(harness, "c\(n).jpg", settings: settings)) }
             let ids = try harness.engine.add(batch: requests)
             try await Task.sleep(for: .milliseconds(800))
             harness.engine.cancel(ids[1], reason: "changed my mind")
@@ -79,9 +81,9 @@ import Testing
     }
 
     /// A tus upload of a photo prepared at quality 100 (about 300 KB), in 64 KiB chunks.
-    func tusPhotoRequest(_ harness: Harness, retry: RetryPolicy = fastRetry) throws -> UploadRequest {
+    func tusPhotoRequest(_ harness: Harness, retry: RetryPolicy = fastRetry) async throws -> UploadRequest {
         let path = harness.files.path + "/身份证 正面.jpg"
-        try Photos.make(width: 1200, height: 900, at: path)
+        try await Photos.make(width: 1200, height: 900, at: path)
         return UploadRequest(
             url: harness.receiver.baseURL + "/files", body: .rawFile(path: path), retry: retry, label: "身份证 正面.jpg",
             transfer: .tus(
@@ -98,7 +100,7 @@ import Testing
             $0.tusKnobs.resetPatchFirst = 1
             $0.tusKnobs.resetPatchAfterBytes = 100_000
         }) { harness in
-            let id = try harness.engine.add(try tusPhotoRequest(harness))
+            let id = try harness.engine.add(try await tusPhotoRequest(harness))
             let done = try await harness.finish(id)
             #expect(done.state == .succeeded, "\(done.state)")
             #expect(done.attempts == 2 && done.resumedFrom ?? 0 > 0, "resumed, not restarted: \(done)")
@@ -107,7 +109,7 @@ import Testing
             let copies = Set(harness.events.snapshots(of: id).flatMap { $0.preparedImages.map(\.path) })
             #expect(copies.count == 1, "prepared once: \(copies)")
             let name = try #require(records.compactMap(\.savedAs).last)
-            let got = try Photos.inspect(harness.saved.path + "/" + name)
+            let got = try await Photos.inspect(harness.saved.path + "/" + name)
             #expect(got["format"] as? String == "JPEG" && got["width"] as? Int == 900 && got["gps"] as? Bool == false)
             #expect(Int64(try #require(done.preparedImages.first).bytes) == done.progress.totalBytes)
         }
@@ -121,7 +123,7 @@ import Testing
             $0.tusKnobs.resetPatchFirst = 1
             $0.tusKnobs.resetPatchAfterBytes = 100_000
         }) { harness in
-            let id = try harness.engine.add(try tusPhotoRequest(harness, retry: RetryPolicy(maxRetries: 0)))
+            let id = try harness.engine.add(try await tusPhotoRequest(harness, retry: RetryPolicy(maxRetries: 0)))
             let failed = try await harness.finish(id)
             guard case .failed = failed.state else {
                 Issue.record("the reset did not fail the task: \(failed.state)")
@@ -136,7 +138,7 @@ import Testing
             #expect(records.filter { $0.method == "POST" }.count == 2, "a new upload")
             #expect(records.contains { $0.method == "DELETE" }, "the first was terminated")
             let name = try #require(records.compactMap(\.savedAs).last)
-            #expect(try Photos.inspect(harness.saved.path + "/" + name)["width"] as? Int == 900)
+            #expect(try await Photos.inspect(harness.saved.path + "/" + name)["width"] as? Int == 900)
         }
     }
 }
