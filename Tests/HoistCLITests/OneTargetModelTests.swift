@@ -106,7 +106,7 @@ struct OneTargetModelTests {
         addEntry("f", name: "user_id", value: "42", in: &model)
         addEntry("H", name: "X-Trace", value: "abc", in: &model)
         _ = model.update(.staged([StagedFile(path: front, size: 4, fieldName: "image")], problems: []))
-        guard case .upload(let fromUI) = model.update(.key(.character("u"))).first else {
+        guard case .upload(let fromUI, _) = model.update(.key(.character("u"))).first else {
             Issue.record("u uploads: \(String(describing: model.notice))")
             return
         }
@@ -148,7 +148,7 @@ struct OneTargetModelTests {
             ], in: &model)
         #expect(model.overlay == nil, "the dialog took every value")
         _ = model.update(.staged([StagedFile(path: file, size: 3, fieldName: "file")], problems: []))
-        guard case .upload(let fromUI) = model.update(.key(.character("u"))).first else {
+        guard case .upload(let fromUI, _) = model.update(.key(.character("u"))).first else {
             Issue.record("u uploads: \(String(describing: model.notice))")
             return
         }

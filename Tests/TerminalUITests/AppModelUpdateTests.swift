@@ -155,7 +155,7 @@ import UploadPlan
     @Test func uploadEachFileOrAllInOneRequest() throws {
         var m = Fixtures.busyModel()
         var effects = m.update(.key(.character("u")))
-        guard case .upload(let each) = effects.first else {
+        guard case .upload(let each, _) = effects.first else {
             Issue.record("u uploads")
             return
         }
@@ -171,7 +171,7 @@ import UploadPlan
 
         _ = m.update(.key(.character("o")))
         effects = m.update(.key(.character("u")))
-        guard case .upload(let one) = effects.first else {
+        guard case .upload(let one, _) = effects.first else {
             Issue.record("u uploads")
             return
         }
@@ -186,12 +186,56 @@ import UploadPlan
         m.cursor[.files] = 1
         _ = m.update(.key(.character(" ")))
         effects = m.update(.key(.character("U")))
-        guard case .upload(let marked) = effects.first else {
+        guard case .upload(let marked, _) = effects.first else {
             Issue.record("U uploads")
             return
         }
         #expect(marked.map(\.displayName) == ["身份证 反面.jpg"])
         #expect(m.files.allSatisfy { !$0.marked }, "marks are cleared once sent")
+    }
+
+    /// `o` twice: a chain, in the Files pane's order (K and J change it);
+    /// the later links hang under the first, and `r` on a failed link runs
+    /// it again with the links its failure cancelled.
+    @Test func aChainSendsTheFilesInTheOrderShownEachAfterTheOneBefore() throws {
+        var m = Fixtures.busyModel()
+        _ = m.update(.key(.character("o")))
+        _ = m.update(.key(.character("o")))
+        #expect(m.sendMode == .chain)
+        #expect(m.notice?.text == "u sends the files in the order shown, each after the one before succeeded")
+        #expect(Fixtures.render(m)[0].contains(" chain │ ▶ running"), "the top bar says so")
+        m.target.expectations = [SuccessRule.Expectation(path: "RETCODE", value: "0000")]
+        #expect(Fixtures.render(m)[0].contains("· multipart · expect RETCODE=0000 "), "and the expectation")
+        // J moves the selected file down, K up; the cursor follows it.
+        m.cursor[.files] = 0
+        _ = m.update(.key(.character("J")))
+        #expect(m.files.map(\.baseName) == ["身份证 反面.jpg", "身份证 正面.jpg", "build-artifact.tar.gz"])
+        #expect(m.cursor(.files) == 1)
+        _ = m.update(.key(.character("K")))
+        #expect(m.files.map(\.baseName) == ["身份证 正面.jpg", "身份证 反面.jpg", "build-artifact.tar.gz"])
+        let effects = m.update(.key(.character("u")))
+        guard case .upload(let links, let chained)? = effects.first else {
+            Issue.record("u uploads")
+            return
+        }
+        #expect(chained && links.map(\.displayName) == ["身份证 正面.jpg", "身份证 反面.jpg", "build-artifact.tar.gz"])
+
+        // The front failed; the back and the artifact were cancelled because of it.
+        var front = Fixtures.task(11, "身份证 正面.jpg", state: .failed(.httpStatus(500, message: nil)))
+        var back = Fixtures.task(12, "身份证 反面.jpg", state: .cancelled(reason: "身份证 正面.jpg (task #11) failed"))
+        var artifact = Fixtures.task(13, "build-artifact.tar.gz", state: .cancelled(reason: "…"))
+        back.dependency = front.id
+        artifact.dependency = back.id
+        front.request.label = "身份证 正面.jpg"
+        for task in [front, back, artifact] { _ = m.update(.engine(.added(task))) }
+        let screen = Fixtures.render(m)
+        #expect(screen.contains { $0.contains("⊘ ╰ 身份证 反面.jpg") }, "\(screen)")
+        m.focus = .tasks
+        m.cursor[.tasks] = m.tasks.visible.firstIndex(of: front.id)!
+        #expect(m.update(.key(.character("r"))) == [.retry(front.id), .retry(back.id), .retry(artifact.id)])
+        // On a link that is not a chain's, r is that task alone.
+        m.cursor[.tasks] = m.tasks.visible.firstIndex(of: artifact.id)!
+        #expect(m.update(.key(.character("r"))) == [.retry(artifact.id)])
     }
 
     @Test func uploadWithoutATargetOrAnythingStagedExplainsWhy() {
@@ -260,6 +304,17 @@ import UploadPlan
         _ = m.update(.key(.character("d")))
         #expect(m.tasks.visible == [TaskID(1)], "d removes a finished task")
         #expect(m.responseTask == TaskID(1))
+    }
+
+    /// Keys typed in one burst each count, though the engine's report of
+    /// the first has not come back yet.
+    @Test func aBurstOfKeysCountsEveryKey() {
+        var m = Fixtures.model()
+        m.queue.concurrency = 4
+        let effects = "++++".flatMap { m.update(.key(.character($0))) }
+        #expect(effects == [.setConcurrency(5), .setConcurrency(6), .setConcurrency(7), .setConcurrency(8)])
+        #expect(m.queue.concurrency == 8)
+        #expect("pp".flatMap { m.update(.key(.character($0))) } == [.pause, .resume])
     }
 
     @Test func concurrencyStaysBetweenOneAnd64() {

@@ -108,9 +108,9 @@ import UploadPlan
 
         // u sends every file in one request, each prepared as it says.
         for index in m.files.indices { m.files[index].marked = false }
-        m.oneRequest = true
+        m.sendMode = .oneRequest
         let effects = m.update(.key(.character("u")))
-        guard case .upload(let requests)? = effects.first, let request = requests.first else {
+        guard case .upload(let requests, _)? = effects.first, let request = requests.first else {
             Issue.record("u queued nothing: \(effects) \(String(describing: m.notice))")
             return
         }

@@ -48,7 +48,7 @@ import UploadPlan
                 "│                                     ││                                                                               │",
                 "│                                     ││                                                                               │",
                 "╰─────────────────────────────────────╯╰───────────────────────────────────────────────────────────────────────────────╯",
-                " a add  Space mark  e edit  d delete  o 1 req/each  u upload  U each  p pause  +/- slots  t target  Tab pane  ? help",
+                " a add  Space mark  e edit  d delete  o mode  u upload  U each  p pause  +/- slots  t target  Tab pane  ? help  q quit",
             ])
     }
 
@@ -80,7 +80,7 @@ import UploadPlan
                 "│  ▾ files 1 item                                                              │",
                 "│    ▾ 0 2 keys                                                             1/8│",
                 "╰──────────────────────────────────────────────────────────────────────────────╯",
-                " a add  Space mark  e edit  d delete  o 1 req/each  u upload  U each  p pause",
+                " a add  Space mark  e edit  d delete  o mode  u upload  U each          ? help",
             ])
         #expect(lines.allSatisfy { TextWidth.columns(of: $0) <= 80 })
     }

@@ -72,8 +72,8 @@ import Testing
                 Issue.record("back not cancelled")
                 return
             }
-            #expect(reason.hasPrefix("task #1 failed: HTTP 500"))
-            #expect(h.engine.snapshot(selfie)?.state == .cancelled(reason: "task #2 was cancelled"))
+            #expect(reason.hasPrefix("front.jpg (task #1) failed: HTTP 500"), "the link is named")
+            #expect(h.engine.snapshot(selfie)?.state == .cancelled(reason: "back.jpg (task #2) was cancelled"))
             #expect(h.engine.snapshot(back)?.attempts == 0, "nothing was sent for it")
             #expect(h.receiver.requestCount == 1)
         }
@@ -89,7 +89,7 @@ import Testing
             h.engine.cancel(cancelled)
             let orphan = try h.engine.add(request(h, "orphan.jpg"), after: cancelled)
             #expect(
-                h.engine.snapshot(orphan)?.state == .cancelled(reason: "task #3 was cancelled (cancelled by the user)"))
+                h.engine.snapshot(orphan)?.state == .cancelled(reason: "c.jpg (task #3) was cancelled (cancelled by the user)"))
         }
     }
 

@@ -118,14 +118,22 @@ extension AppModel {
         case .character("H"): overlay = .editor(entryForm(.newEntry(.header)))
         case .character("t"): overlay = .editor(TargetForm.make(target))
         case .character("I"): overlay = .editor(imageForm())
-        case .character("u"): return upload(oneRequest: oneRequest)
-        case .character("U"): return upload(oneRequest: false)
+        case .character("u"): return upload(sendMode)
+        case .character("U"): return upload(.taskPerFile)
         case .character("o"):
-            oneRequest.toggle()
-            notice = Notice(oneRequest ? "u sends all files in one request" : "u sends one task per file")
-        case .character("p"): return [queue.isPaused ? .resume : .pause]
-        case .character("+"), .character("="): return [.setConcurrency(min(64, queue.concurrency + 1))]
-        case .character("-"), .character("_"): return [.setConcurrency(max(1, queue.concurrency - 1))]
+            sendMode = sendMode.next
+            notice = Notice(sendMode.notice)
+        // Each key counts from what the keys before it asked, not from the engine's
+        // last report, which a burst (`++++`) outruns.
+        case .character("p"):
+            queue.isPaused.toggle()
+            return [queue.isPaused ? .pause : .resume]
+        case .character("+"), .character("="):
+            queue.concurrency = min(64, queue.concurrency + 1)
+            return [.setConcurrency(queue.concurrency)]
+        case .character("-"), .character("_"):
+            queue.concurrency = max(1, queue.concurrency - 1)
+            return [.setConcurrency(queue.concurrency)]
         case .character("/"):
             focus = .tasks
             filterInput = TextInput(tasks.filter)
@@ -133,7 +141,8 @@ extension AppModel {
             if let task = selectedTask, !task.state.isFinished { return [.cancel(task.id)] }
         case .character("r"):
             if let task = selectedTask, task.state.isFinished || task.isInterrupted, task.state != .succeeded {
-                return [.retry(task.id)]
+                // A chain's failed link runs again with the links its failure cancelled.
+                return ([task.id] + tasks.unfinishedFollowers(of: task.id)).map { .retry($0) }
             }
         case .character("R"): return resumeInterrupted()
         default:
@@ -154,6 +163,14 @@ extension AppModel {
             guard i < files.count else { break }
             files[i].marked.toggle()
             _ = moveCursor(.down)
+        case (.files, .character("K")), (.files, .character("J")):
+            // The order of the Files pane is the order of the tasks, and of a chain.
+            let from = cursor(.files)
+            let to = from + (key == .character("K") ? -1 : 1)
+            guard files.indices.contains(from), files.indices.contains(to) else { break }
+            files.swapAt(from, to)
+            cursor[.files] = to
+            keepCursorVisible(.files)
         case (.files, .character("e")), (.files, .enter):
             if let file = files[safe: cursor(.files)] { overlay = .editor(fileForm(file)) }
         case (.files, .character("d")), (.files, .delete):
@@ -292,7 +309,7 @@ extension AppModel {
 
     // MARK: Upload and quit
 
-    private mutating func upload(oneRequest: Bool) -> [Effect] {
+    private mutating func upload(_ mode: SendMode) -> [Effect] {
         let marked = files.filter(\.marked)
         let chosen = marked.isEmpty ? files : marked
         do {
@@ -303,12 +320,13 @@ extension AppModel {
                 imagesByFile.updateValue(imageSettings(for: file), forKey: file.path)
             }
             let requests = try target.requests(
-                entries: sent, payload: Payload(files: sending, oneRequest: oneRequest), imagesByFile: imagesByFile)
+                entries: sent, payload: Payload(files: sending, oneRequest: mode == .oneRequest),
+                imagesByFile: imagesByFile)
             for i in files.indices { files[i].marked = false }
             notice = Notice(
                 "queued \(requests.count) task\(requests.count == 1 ? "" : "s") → \(target.method.rawValue) \(Secrets.displayURL(target.url))"
             )
-            return [.upload(requests)]
+            return [.upload(requests, chained: mode == .chain && requests.count > 1)]
         } catch {
             notice = Notice(Self.hint(for: error), isError: true)
             return []

@@ -61,8 +61,8 @@ public struct AppModel: Sendable {
     public var overlay: Overlay?
     /// The `/` filter while it is typed.
     public var filterInput: TextInput?
-    /// `u` sends every file in one request (true) or one task per file.
-    public var oneRequest = false
+    /// What `u` makes of the staged files (`o` cycles).
+    public var sendMode = SendMode.taskPerFile
     public var notice: Notice?
     /// The directory the file browser opens in first.
     public var startDirectory: String
@@ -94,5 +94,26 @@ public struct AppModel: Sendable {
         file.id = nextFileID
         nextFileID += 1
         files.append(file)
+    }
+}
+
+/// What `u` makes of the staged files.
+public enum SendMode: String, Sendable, Hashable, CaseIterable {
+    /// One task per file, side by side.
+    case taskPerFile = "task per file"
+    /// Every file in one request.
+    case oneRequest = "one request"
+    /// One task per file in the Files pane's order, each after the one
+    /// before succeeded: the front of an ID card, then its back.
+    case chain = "chain"
+
+    var next: SendMode { Self.allCases[(Self.allCases.firstIndex(of: self)! + 1) % Self.allCases.count] }
+
+    var notice: String {
+        switch self {
+        case .taskPerFile: return "u sends one task per file"
+        case .oneRequest: return "u sends all files in one request"
+        case .chain: return "u sends the files in the order shown, each after the one before succeeded"
+        }
     }
 }

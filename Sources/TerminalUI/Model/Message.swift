@@ -30,7 +30,8 @@ public enum Message: Sendable {
 
 /// What `update` asks the app to do. The model never does I/O itself.
 public enum Effect: Sendable, Hashable {
-    case upload([UploadRequest])
+    /// `chained`: each request runs after the one before it succeeded.
+    case upload([UploadRequest], chained: Bool)
     case cancel(TaskID)
     case retry(TaskID)
     case pause

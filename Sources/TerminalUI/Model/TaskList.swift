@@ -99,4 +99,17 @@ public struct TaskList: Sendable {
 
     /// Tasks still to finish (running or waiting).
     public var unfinishedCount: Int { totals.running + totals.waiting }
+
+    /// The tasks chained after `id` (directly or through others), in chain
+    /// order, that ended without succeeding: those its failure cancelled.
+    public func unfinishedFollowers(of id: TaskID) -> [TaskID] {
+        var followers: [TaskID] = []
+        var links: Set<TaskID> = [id]
+        for next in order {
+            guard let task = byID[next], let before = task.dependency, links.contains(before) else { continue }
+            links.insert(next)
+            if task.state.isFinished, task.state != .succeeded { followers.append(next) }
+        }
+        return followers
+    }
 }

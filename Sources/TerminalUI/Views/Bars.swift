@@ -10,7 +10,9 @@ enum Bars {
         let queue = model.queue
         let state = queue.isPaused ? "■ paused" : "▶ running"
         let queueText = " \(state) \(model.tasks.totals.running)/\(queue.concurrency) "
-        let mode = model.target.bodyKind == .multipart ? (model.oneRequest ? "one request" : "task per file") : ""
+        // One request or each file alone: a choice for multipart bodies only; a chain, for any.
+        let mode =
+            model.sendMode == .chain || model.target.bodyKind == .multipart ? model.sendMode.rawValue : ""
         // Below 100 columns the URL matters more than the profile and mode.
         let rightParts =
             rect.width < 100
@@ -19,7 +21,8 @@ enum Bars {
         let rightWidth = TextWidth.columns(of: info) + TextWidth.columns(of: queueText)
         let url = model.target.url.isEmpty ? "no target URL (t sets one)" : Secrets.displayURL(model.target.url)
         let images = model.target.images.map { " · images " + imageSummary($0) } ?? ""
-        let target = "│ \(model.target.method.rawValue) \(url) · \(model.target.bodyKind.rawValue)\(images) "
+        let expects = model.target.expectations.map { " · expect " + $0.text }.joined()
+        let target = "│ \(model.target.method.rawValue) \(url) · \(model.target.bodyKind.rawValue)\(expects)\(images) "
         grid.put(target, x: x, y: rect.y, style: bar, maxWidth: max(0, rect.maxX - x - rightWidth - 1), clip: rect)
         if rect.width - (x - rect.x) > rightWidth + 10 {
             let queueStyle = queue.isPaused ? Style(foreground: .yellow, reverse: true).bolded : bar.bolded
@@ -46,10 +49,22 @@ enum Bars {
             grid.put((notice.isError ? " ✘ " : " ✔ ") + notice.text, x: rect.x, y: rect.y, style: style, clip: rect)
             return
         }
+        var hints = hints(model)
+        var end = rect.maxX
+        // `? help` always stays, at the right end when the others do not all fit.
+        if let help = hints.firstIndex(where: { $0.0 == "?" }) {
+            let all = hints.reduce(1) { $0 + TextWidth.columns(of: $1.0) + TextWidth.columns(of: $1.1) + 3 }
+            if all > rect.width {
+                hints.remove(at: help)
+                end -= 8
+                grid.put("?", x: end, y: rect.y, style: Style.fg(.cyan).bolded)
+                grid.put(" help", x: end + 1, y: rect.y, style: Style.plain.dimmed)
+            }
+        }
         var x = rect.x + 1
-        for (key, action) in hints(model) {
+        for (key, action) in hints {
             let width = TextWidth.columns(of: key) + TextWidth.columns(of: action) + 3
-            guard x + width <= rect.maxX else { break }
+            guard x + width <= end else { break }
             x += grid.put(key, x: x, y: rect.y, style: Style.fg(.cyan).bolded)
             x += grid.put(" " + action + "  ", x: x, y: rect.y, style: Style.plain.dimmed)
         }
@@ -79,7 +94,7 @@ enum Bars {
         ]
         switch model.focus {
         case .files:
-            return [("a", "add"), ("Space", "mark"), ("e", "edit"), ("d", "delete"), ("o", "1 req/each")] + common
+            return [("a", "add"), ("Space", "mark"), ("e", "edit"), ("d", "delete"), ("o", "mode")] + common
         case .fields:
             return [
                 ("f", "field"), ("H", "header"), ("e", "edit"), ("d", "delete"), ("s", "secret"), ("O", "profiles"),

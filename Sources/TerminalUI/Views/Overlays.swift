@@ -14,7 +14,7 @@ enum HelpView {
             [
                 ("a", "add files (file browser)"), ("Space", "mark a file; u sends marked files only"),
                 ("e or Enter", "edit: field name, filename, type / field or header"),
-                ("d or Del", "delete the selected row"),
+                ("d or Del", "delete the selected row"), ("K / J", "move the selected file up / down: the order of u"),
                 ("f", "add a text field"), ("H", "add a request header"), ("s", "mask or unmask a field's value"),
                 ("t", "edit the target: URL, method, body kind, expectation, message path, retries"),
                 ("I", "prepare images: quality, max size in pixels or bytes, JPEG, metadata"),
@@ -26,9 +26,9 @@ enum HelpView {
             "Uploading",
             [
                 ("u", "upload marked files, or all staged files"),
-                ("o", "toggle: u sends one request, or one task per file"),
+                ("o", "mode of u: one task per file, one request, or a chain (each after the one before succeeded)"),
                 ("U", "upload each file as its own task"), ("c", "cancel the selected task"),
-                ("r", "retry a failed or cancelled task"),
+                ("r", "retry a failed or cancelled task (a chain's link: and the links it cancelled)"),
                 ("R", "resume all interrupted uploads (an earlier hoist left them)"),
                 ("p", "pause or resume the queue"), ("+ / -", "more or fewer uploads at once"),
                 ("/", "filter tasks by name or state"),

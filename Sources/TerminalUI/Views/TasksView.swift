@@ -98,7 +98,8 @@ enum TasksView {
         case .interrupted: nameStyle = .fg(.magenta)
         default: nameStyle = .plain
         }
-        let name = task.request.displayName
+        // A chain's later links hang under the one they wait for.
+        let name = (task.dependency == nil ? "" : "╰ ") + task.request.displayName
         let nameWidth = TextWidth.columns(of: name)
         let nameEnd = x + columns.name
         x += grid.put(TextWidth.fit(name, toColumns: columns.name), x: x, y: y, style: nameStyle, clip: rect)

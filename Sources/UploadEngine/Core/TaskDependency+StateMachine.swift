@@ -7,12 +7,13 @@
 struct TaskDependencyStateMachine: Sendable, Hashable {
     enum Event: Sendable, Hashable {
         /// `task` was queued (added, resumed or retried) to run after
-        /// `dependency`, which is in `dependencyState` (nil: there is no such task).
-        case queued(TaskID, after: TaskID, dependencyState: TaskState?)
+        /// `dependency`, which is in `dependencyState` (nil: there is no such
+        /// task) and is called `dependencyName` in lists.
+        case queued(TaskID, after: TaskID, dependencyState: TaskState?, dependencyName: String? = nil)
         /// `task` left its wait for a reason of its own: it was cancelled.
         case stoppedWaiting(TaskID)
-        /// `task` finished in `state`.
-        case finished(TaskID, state: TaskState)
+        /// `task`, called `name` in lists, finished in `state`.
+        case finished(TaskID, state: TaskState, name: String? = nil)
     }
 
     enum Action: Sendable, Hashable {
@@ -28,16 +29,17 @@ struct TaskDependencyStateMachine: Sendable, Hashable {
 
     mutating func handle(_ event: Event) -> Action {
         switch event {
-        case .queued(let task, let dependency, let dependencyState):
+        case .queued(let task, let dependency, let dependencyState, let name):
+            let link = Self.link(dependency, name)
             switch dependencyState {
             case nil:
                 return .tell([task], .dependencyEnded(reason: "task \(dependency) does not exist"))
             case .succeeded?:
                 return .none
             case .failed(let failure)?:
-                return .tell([task], .dependencyEnded(reason: "task \(dependency) failed: \(failure)"))
+                return .tell([task], .dependencyEnded(reason: "\(link) failed: \(failure)"))
             case .cancelled(let reason)?:
-                return .tell([task], .dependencyEnded(reason: "task \(dependency) was cancelled (\(reason))"))
+                return .tell([task], .dependencyEnded(reason: "\(link) was cancelled (\(reason))"))
             default:
                 dependents[dependency, default: []].append(task)
                 waitingOn[task] = dependency
@@ -48,15 +50,21 @@ struct TaskDependencyStateMachine: Sendable, Hashable {
             dependents[dependency]?.removeAll { $0 == task }
             if dependents[dependency]?.isEmpty == true { dependents[dependency] = nil }
             return .none
-        case .finished(let task, let state):
+        case .finished(let task, let state, let name):
             guard let waiting = dependents.removeValue(forKey: task) else { return .none }
             for dependent in waiting { waitingOn[dependent] = nil }
+            let link = Self.link(task, name)
             switch state {
             case .succeeded: return .tell(waiting, .dependencySucceeded)
             case .failed(let failure):
-                return .tell(waiting, .dependencyEnded(reason: "task \(task) failed: \(failure)"))
-            default: return .tell(waiting, .dependencyEnded(reason: "task \(task) was cancelled"))
+                return .tell(waiting, .dependencyEnded(reason: "\(link) failed: \(failure)"))
+            default: return .tell(waiting, .dependencyEnded(reason: "\(link) was cancelled"))
             }
         }
+    }
+
+    /// `身份证 正面.jpg (task #1)`, or `task #1` when it has no name.
+    private static func link(_ id: TaskID, _ name: String?) -> String {
+        name.map { "\($0) (task \(id))" } ?? "task \(id)"
     }
 }

@@ -49,7 +49,11 @@ extension UploadEngine {
     /// cancels it when the dependency has failed or is gone.
     func applyDependency(_ dependency: TaskID, to id: TaskID) {
         let state = records[dependency]?.snapshot.state
-        tell(dependencies.handle(.queued(id, after: dependency, dependencyState: state)))
+        tell(
+            dependencies.handle(
+                .queued(
+                    id, after: dependency, dependencyState: state,
+                    dependencyName: records[dependency]?.snapshot.request.displayName)))
     }
 
     /// Hands the dependency machine's event to each task it names.
@@ -75,7 +79,7 @@ extension UploadEngine {
         deliverOutbox()
         for waiter in waiters.removeValue(forKey: id) ?? [] { waiter.resume(returning: record.snapshot) }
         // Release or cancel the tasks that wait on this one.
-        tell(dependencies.handle(.finished(id, state: record.snapshot.state)))
+        tell(dependencies.handle(.finished(id, state: record.snapshot.state, name: record.snapshot.request.displayName)))
         if index.unfinished == 0 {
             let waiting = idleWaiters
             idleWaiters = []

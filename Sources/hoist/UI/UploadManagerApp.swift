@@ -83,11 +83,18 @@ final class UploadManagerApp: TerminalProgram {
 
     private func perform(_ effect: Effect) -> Bool {
         switch effect {
-        case .upload(let requests):
+        case .upload(let requests, let chained):
             secretNames.value = Set(model.entries.filter(\.isSecret).map(\.name))
-            for request in requests {
-                do { try engine.add(request) } catch {
-                    mailbox.post(.uploadRefused("\(request.displayName): \(error)"))
+            if chained {
+                // All links or none: a chain missing one would send the back of a card without its front.
+                do { try engine.add(batch: requests, after: [nil] + requests.indices.dropLast().map { $0 }) } catch {
+                    mailbox.post(.uploadRefused("the chain: \(error)"))
+                }
+            } else {
+                for request in requests {
+                    do { try engine.add(request) } catch {
+                        mailbox.post(.uploadRefused("\(request.displayName): \(error)"))
+                    }
                 }
             }
         case .cancel(let id): engine.cancel(id)
