@@ -47,13 +47,16 @@ struct DemoCommand: AsyncParsableCommand {
         configuration.allowsTestKnobs = true
         let receiver = Receiver(configuration: configuration)
         try await receiver.start()
-        let url = receiver.baseURL + "/upload"
+        // Answers like the verification API Hoist grew from: RETCODE "0000", or "1001" for a blurry photo.
+        let url = receiver.baseURL + "/upload?reply=verify"
         let resumable = Self.tusRequest(receiver.baseURL + "/files", path: folder.large)
         let status: ExitStatus
         if noUI || isatty(STDIN_FILENO) == 0 || isatty(STDOUT_FILENO) == 0 {
             status = await runWithoutUI(url: url, folder: folder, resumable: resumable)
         } else {
-            let target = Target(url: url, expectations: [], messagePath: "RETMSG")
+            let target = Target(
+                url: url, expectations: [SuccessRule.Expectation(path: "RETCODE", value: "0000")], messagePath: "RETMSG"
+            )
             let entries = [
                 FormEntry(kind: .field, name: "user_id", value: "42"),
                 FormEntry(kind: .field, name: "side", value: "front"),
@@ -63,12 +66,22 @@ struct DemoCommand: AsyncParsableCommand {
                 target: target, entries: entries,
                 files: [folder.front, folder.back] + (noStart ? [folder.large] : []) + folder.others,
                 profile: "demo", startDirectory: folder.path,
-                configuration: UploadEngine.Configuration(concurrency: 3), startUploads: !noStart,
+                configuration: UploadEngine.Configuration(concurrency: 3),
+                initialKeys: noStart ? [] : Self.startKeys(others: folder.others.count),
                 alsoSend: noStart ? [] : [resumable])
         }
         await receiver.stop()
         if keep { printError("hoist demo: the samples and received files are in \(folder.path)") }
         if status != .ok { throw ExitCode(status.rawValue) }
+    }
+
+    /// The seed flow, pressed as a user would: the two ID-card photos
+    /// marked and sent as a chain (front, then back), the mode set back to
+    /// one task per file, then the other samples marked and sent each alone.
+    static func startKeys(others: Int) -> [Key] {
+        let space = Key.character(" ")
+        return [space, space, .character("o"), .character("o"), .character("u"), .character("o")]
+            + Array(repeating: space, count: others) + [.character("U")]
     }
 
     /// The large sample as a tus upload: it resumes where it stopped.
@@ -92,9 +105,11 @@ struct DemoCommand: AsyncParsableCommand {
         var back = MultipartForm()
         back.append(parameters: ["user": ["id": 42, "side": "back"]])
         back.append(.file("image", path: folder.back))
+        let verified = SuccessRule(
+            expectations: [SuccessRule.Expectation(path: "RETCODE", value: "0000")], messagePath: "RETMSG")
         let requests = [
-            UploadRequest(url: url, body: .multipart(front), label: "身份证 正面.jpg"),
-            UploadRequest(url: url, body: .multipart(back), label: "身份证 反面.jpg"),
+            UploadRequest(url: url, body: .multipart(front), success: verified, label: "身份证 正面.jpg"),
+            UploadRequest(url: url, body: .multipart(back), success: verified, label: "身份证 反面.jpg"),
             resumable,
             UploadRequest(
                 url: url,

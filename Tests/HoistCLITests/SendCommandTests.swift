@@ -134,9 +134,31 @@ import Testing
             #expect(lines.count == 3)
             #expect(lines.map { $0["ok"] as? Bool } == [false, false, false])
             #expect((lines[0]["error"] as? String)?.hasPrefix("HTTP 500") == true)
-            #expect((lines[1]["error"] as? String)?.contains("task #1 failed") == true)
+            #expect((lines[1]["error"] as? String)?.contains("1-front.jpg (task #1) failed") == true)
             #expect(lines[1]["attempts"] as? Int == 0)
             #expect(receiver.requestCount == 4, "3 for the first run, 1 for the second")
+        }
+    }
+
+    /// --each keeps the order its patterns were given in, a glob's matches
+    /// by name; -v prints that order first. 反 (back) sorts before 正
+    /// (front), so the front is named first.
+    @Test func eachKeepsThePatternOrderAndVerbosePrintsIt() async throws {
+        try await withReceiver { receiver, _ in
+            let dir = TemporaryDirectory()
+            for name in ["身份证 正面.jpg", "身份证 反面.jpg", "b.png", "a.png"] { dir.file(name, text: name) }
+            let result = try await hoist([
+                "send", receiver.baseURL + "/upload", "--json", "--after-success", "-v", "--each",
+                "image=@\(dir.path)/身份证 正面.jpg", "--each", "image=@\(dir.path)/身份证 反面.jpg", "--each",
+                "extra=@\(dir.path)/*.png", "--no-history",
+            ])
+            #expect(result.status == 0, "\(result.stderr)")
+            let expected = ["身份证 正面.jpg", "身份证 反面.jpg", "a.png", "b.png"]
+            #expect(try result.stdoutLines.map { try jsonObject($0)["name"] as? String } == expected)
+            #expect(
+                result.stderr.contains(
+                    "hoist: 4 tasks, in this order, each after the one before succeeded:\n  1. 身份证 正面.jpg\n"
+                        + "  2. 身份证 反面.jpg\n  3. a.png\n  4. b.png\n"), "\(result.stderr)")
         }
     }
 

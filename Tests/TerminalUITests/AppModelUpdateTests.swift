@@ -206,6 +206,11 @@ import UploadPlan
         #expect(Fixtures.render(m)[0].contains(" chain │ ▶ running"), "the top bar says so")
         m.target.expectations = [SuccessRule.Expectation(path: "RETCODE", value: "0000")]
         #expect(Fixtures.render(m)[0].contains("· multipart · expect RETCODE=0000 "), "and the expectation")
+        let url = m.target.url
+        m.target.url = url + "?json=" + String(repeating: "%7B%22RETCODE%22", count: 10)
+        let top = Fixtures.render(m)[0]
+        #expect(top.contains("… · multipart · expect RETCODE=0000 "), "a long URL gives way: \(top)")
+        m.target.url = url
         // J moves the selected file down, K up; the cursor follows it.
         m.cursor[.files] = 0
         _ = m.update(.key(.character("J")))

@@ -89,7 +89,8 @@ import Testing
             h.engine.cancel(cancelled)
             let orphan = try h.engine.add(request(h, "orphan.jpg"), after: cancelled)
             #expect(
-                h.engine.snapshot(orphan)?.state == .cancelled(reason: "c.jpg (task #3) was cancelled (cancelled by the user)"))
+                h.engine.snapshot(orphan)?.state
+                    == .cancelled(reason: "c.jpg (task #3) was cancelled (cancelled by the user)"))
         }
     }
 

@@ -22,6 +22,37 @@ struct Answer {
         return answer
     }
 
+    /// What an ID-card verification API answers (`?reply=verify`, the
+    /// demo's route): `RETCODE` "0000" and `RETMSG` "成功", or "1001" and
+    /// "照片模糊，请重新拍摄" (blurry, take it again) for a photo whose name
+    /// says `blurry`; with the file names and sizes it received.
+    static func verification(of upload: ReceivedUpload, status: Int = 200) -> Answer {
+        struct Verdict: Encodable {
+            struct File: Encodable {
+                var name: String
+                var size: Int64
+            }
+            var code: String
+            var message: String
+            var files: [File]
+
+            enum CodingKeys: String, CodingKey {
+                case code = "RETCODE"
+                case message = "RETMSG"
+                case files
+            }
+        }
+        let blurry = upload.files.first { ($0.filename ?? "").lowercased().contains("blurry") }
+        let verdict = Verdict(
+            code: blurry == nil ? "0000" : "1001",
+            message: blurry.map { "照片模糊，请重新拍摄: \($0.filename ?? "")" } ?? "成功",
+            files: upload.files.map { Verdict.File(name: $0.filename ?? $0.name, size: $0.size) })
+        var answer = Answer(status: status, contentType: "application/json", body: Array(encode(verdict)))
+        answer.files = upload.files.count
+        answer.fields = upload.fields.count
+        return answer
+    }
+
     /// `{"error": "..."}`
     static func error(_ status: Int, _ message: String) -> Answer {
         Answer(status: status, contentType: "application/json", body: Array(encode(["error": message])))

@@ -43,6 +43,8 @@ import NIOSSL
 /// - `?status=N`: read the body as usual, then answer with status N (200...599) and the usual JSON;
 /// - `?reply=invalid-json`: answer 200 `application/json` with the body `{"broken": `;
 /// - `?reply=text`: answer 200 `text/plain` `hello from hoist receiver`;
+/// - `?reply=verify`: answer like an ID-card verification API: `RETCODE` "0000" and `RETMSG` "成功", or
+///   "1001" for a photo whose name says `blurry` (the demo's route);
 /// - `?json=DOC`: read the body, then answer exactly the percent-decoded DOC as `application/json`;
 /// - `?early=1`: answer 200 `{"early":true}` before reading a byte of the body, like nginx's `return 200`;
 /// - `?delay=MS`: wait MS milliseconds after reading the body, before answering;

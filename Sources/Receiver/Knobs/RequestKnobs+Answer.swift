@@ -28,6 +28,8 @@ extension RequestKnobs {
                 answer = Answer(
                     status: status, contentType: "text/plain; charset=utf-8",
                     body: Array("hello from hoist receiver".utf8))
+            case .verify:
+                answer = .verification(of: upload, status: status)
             }
         } else if let json {
             answer = .json(status, json)

@@ -4,6 +4,8 @@ struct RequestKnobs: Equatable {
     enum Reply: Equatable {
         case invalidJSON
         case text
+        /// Like an ID-card verification API: `RETCODE` "0000", or "1001" for a photo named `blurry`.
+        case verify
     }
 
     var status: Int?
@@ -30,7 +32,9 @@ struct RequestKnobs: Equatable {
                 switch value {
                 case "invalid-json": reply = .invalidJSON
                 case "text": reply = .text
-                default: throw .badRequest("?reply=\(value) is unknown; use reply=invalid-json or reply=text")
+                case "verify": reply = .verify
+                default:
+                    throw .badRequest("?reply=\(value) is unknown; use reply=invalid-json, reply=text or reply=verify")
                 }
             case "json":
                 json = value

@@ -22,8 +22,13 @@ enum Bars {
         let url = model.target.url.isEmpty ? "no target URL (t sets one)" : Secrets.displayURL(model.target.url)
         let images = model.target.images.map { " · images " + imageSummary($0) } ?? ""
         let expects = model.target.expectations.map { " · expect " + $0.text }.joined()
-        let target = "│ \(model.target.method.rawValue) \(url) · \(model.target.bodyKind.rawValue)\(expects)\(images) "
-        grid.put(target, x: x, y: rect.y, style: bar, maxWidth: max(0, rect.maxX - x - rightWidth - 1), clip: rect)
+        // A long URL (a query, a presigned one) gives way before what is said after it.
+        let method = "│ \(model.target.method.rawValue) "
+        let details = " · \(model.target.bodyKind.rawValue)\(expects)\(images) "
+        let room = max(0, rect.maxX - x - rightWidth - 1)
+        let urlRoom = room - TextWidth.columns(of: method) - TextWidth.columns(of: details)
+        let shownURL = urlRoom >= 16 ? TextWidth.truncate(url, toColumns: urlRoom) : url
+        grid.put(method + shownURL + details, x: x, y: rect.y, style: bar, maxWidth: room, clip: rect)
         if rect.width - (x - rect.x) > rightWidth + 10 {
             let queueStyle = queue.isPaused ? Style(foreground: .yellow, reverse: true).bolded : bar.bolded
             let start = rect.maxX - rightWidth

@@ -79,7 +79,8 @@ extension UploadEngine {
         deliverOutbox()
         for waiter in waiters.removeValue(forKey: id) ?? [] { waiter.resume(returning: record.snapshot) }
         // Release or cancel the tasks that wait on this one.
-        tell(dependencies.handle(.finished(id, state: record.snapshot.state, name: record.snapshot.request.displayName)))
+        tell(
+            dependencies.handle(.finished(id, state: record.snapshot.state, name: record.snapshot.request.displayName)))
         if index.unfinished == 0 {
             let waiting = idleWaiters
             idleWaiters = []

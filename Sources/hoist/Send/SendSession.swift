@@ -84,6 +84,16 @@ final class SendSession: UploadEventMonitor, @unchecked Sendable {
             monitors: journal.map { [$0] } ?? shown)
         engine.pause()
         if verbose {
+            // The order tasks start in: --each keeps its patterns' order, a glob's matches by name.
+            if plan.requests.count > 1 {
+                let chained = plan.after.contains { $0 != nil }
+                printError(
+                    "hoist: \(plan.requests.count) tasks, in this order"
+                        + (chained ? ", each after the one before succeeded:" : ":"))
+                for (index, request) in plan.requests.enumerated() {
+                    printError("  \(index + 1). \(request.displayName)")
+                }
+            }
             for request in plan.requests {
                 printError(
                     RequestDescription.lines(

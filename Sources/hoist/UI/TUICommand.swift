@@ -53,7 +53,7 @@ enum UISession {
     static func run(
         target: Target, entries: [FormEntry], files: [String], profile: String?, loadedProfile: Profile? = nil,
         startDirectory: String = FileManager.default.currentDirectoryPath,
-        configuration: UploadEngine.Configuration, startUploads: Bool = false, alsoSend: [UploadRequest] = [],
+        configuration: UploadEngine.Configuration, initialKeys: [Key] = [], alsoSend: [UploadRequest] = [],
         history: HistoryStore? = nil,
         journal journalDirectory: String? = nil
     ) async throws -> ExitStatus {
@@ -103,7 +103,8 @@ enum UISession {
         let app = UploadManagerApp(
             model: model, engine: engine, mailbox: mailbox, secretNames: secretNames, journal: journal,
             profile: loadedProfile)
-        if startUploads { app.handleInitial(.key(.character("U"))) }
+        // Keys as a user would press them first (the demo starts its uploads so).
+        for key in initialKeys { app.handleInitial(.key(key)) }
         if !alsoSend.isEmpty { _ = try? engine.add(batch: alsoSend) }
         // Curses wants one thread; the engine's own queues keep running meanwhile.
         let box = UncheckedBox(app)

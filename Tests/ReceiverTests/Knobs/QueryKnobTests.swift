@@ -30,6 +30,25 @@ import Testing
         }
     }
 
+    /// `?reply=verify`, the demo's route: an ID-card verification API's
+    /// answer, a failure for a photo named blurry, as curl receives it.
+    @Test func verifyKnobAnswersLikeAVerificationAPI() async throws {
+        let front = files.file("身份证 正面.jpg", [0xFF, 0xD8, 0xFF])
+        let blurry = files.file("selfie blurry.jpg", [0xFF, 0xD8])
+        try await withReceiver { server in
+            let ok = try await Curl.run(["-F", "image=@\(front)", server.url + "/upload?reply=verify"])
+            #expect(ok.status == 200 && ok.header("Content-Type") == "application/json")
+            let answer = try JSONSerialization.jsonObject(with: Data(ok.text.utf8)) as? [String: Any]
+            #expect(answer?["RETCODE"] as? String == "0000" && answer?["RETMSG"] as? String == "成功", "\(ok.text)")
+            let listed = answer?["files"] as? [[String: Any]]
+            #expect(listed?.first?["name"] as? String == "身份证 正面.jpg" && listed?.first?["size"] as? Int == 3)
+            let refused = try await Curl.run(["-F", "image=@\(blurry)", server.url + "/upload?reply=verify"])
+            let no = try JSONSerialization.jsonObject(with: Data(refused.text.utf8)) as? [String: Any]
+            #expect(refused.status == 200 && no?["RETCODE"] as? String == "1001", "\(refused.text)")
+            #expect(no?["RETMSG"] as? String == "照片模糊，请重新拍摄: selfie blurry.jpg")
+        }
+    }
+
     @Test func jsonKnobAnswersExactlyThatDocument() async throws {
         let path = files.file("front.jpg", [0xFF, 0xD8, 0xFF])
         try await withReceiver { server in

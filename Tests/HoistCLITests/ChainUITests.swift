@@ -1,0 +1,93 @@
+import Foundation
+import Glibc
+import TestSupport
+import Testing
+
+/// The seed flow from the keyboard: the front of an ID card, then its back,
+/// then a selfie, as a chain, in the order the user put them in; a failed
+/// link and `r` on it, as a user sees them in tmux.
+@Suite(.serialized) struct ChainUITests {
+    @Test func aChainRunsInTheOrderShownAndRRunsTheFailedLinkAndWhatFollowed() async throws {
+        // The first request gets a 503: the front fails (no retries), and the rest of the chain with it.
+        try await withReceiver(configure: { $0.failFirst = 1 }) { receiver, saved in
+            let work = TemporaryDirectory()
+            for (index, name) in ["身份证 反面.jpg", "身份证 正面.jpg", "selfie.jpg"].enumerated() {
+                _ = work.file(name, [0xFF, 0xD8, UInt8(index), 0xFF, 0xD9])
+            }
+            _ = work.directory(".config")
+            _ = work.directory(".config/hoist")
+            _ = work.file(
+                ".config/hoist/profiles.toml",
+                text: """
+                    [card]
+                    url = "\(receiver.baseURL)/verify?reply=verify"
+                    field = "image"
+                    retries = 0
+                    expect = ["RETCODE=0000"]
+                    """)
+            let tmux = try await Tmux.start(width: 120, height: 32, directory: work.path)
+            defer { Task { await tmux.kill() } }
+            try await tmux.type("\(hoistBinary) tui --profile card '身份证 反面.jpg' '身份证 正面.jpg' selfie.jpg")
+            try await tmux.press("Enter")
+            try await tmux.waitFor("the staged files and the expectation") {
+                $0.text.contains("selfie.jpg") && $0.text.contains("expect RETCODE=0000")
+            }
+            // Four + in one burst: four more slots, not one.
+            try await tmux.type("++++")
+            try await tmux.waitFor("8 slots") { $0.text.contains("▶ running 0/8") }
+
+            // The front goes first: down to it, K moves it up; o twice makes u a chain.
+            try await tmux.press("j", "K", "o", "o")
+            let staged = try await tmux.waitFor("the chain mode, the front on top") {
+                $0.text.contains(" chain │") && $0.text.contains("the order shown")
+            }
+            let front = try #require(staged.firstIndex { $0.contains("身份证 正面.jpg") })
+            let back = try #require(staged.firstIndex { $0.contains("身份证 反面.jpg") })
+            #expect(front < back, "\(staged.text)")
+
+            try await tmux.press("u")
+            let failed = try await tmux.waitFor("the failed link and the cancelled ones") {
+                $0.text.contains("✘ 身份证 正面.jpg") && $0.text.contains("⊘ ╰ 身份证 反面.jpg")
+                    && $0.text.contains("⊘ ╰ selfie.jpg")
+            }
+            #expect(receiver.requestCount == 1, "nothing went after the failed link: \(failed.text)")
+            // The cancelled link says why.
+            try await tmux.press("3", "j")
+            try await tmux.waitFor("the reason") { $0.text.contains("身份证 正面.jpg (task #1) failed") }
+
+            // r on the failed link: it runs again, and the links it cancelled after it.
+            try await tmux.press("g", "r")
+            let done = try await tmux.waitFor("the whole chain sent") { $0.text.contains("✔ 3") }
+            #expect(!done.text.contains("✘"), "\(done.text)")
+            let order = ["身份证 正面.jpg", "身份证 反面.jpg", "selfie.jpg"].map { name -> Int64 in
+                var info = stat()
+                stat(saved.path + "/" + name, &info)
+                return Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+            }
+            #expect(order.allSatisfy { $0 > 0 } && order == order.sorted(), "saved in chain order: \(order)")
+            try await tmux.press("q")
+        }
+    }
+}
+
+/// `hoist demo` shows the seed flow it grew from: the two ID-card photos
+/// as a chain, front then back, to a route that answers like a
+/// verification API, with the expectation set; the other samples beside them.
+@Suite(.serialized) struct DemoTests {
+    @Test func theDemoSendsTheIDCardAsAChainBesideTheOtherSamples() async throws {
+        let work = TemporaryDirectory()
+        let tmux = try await Tmux.start(width: 120, height: 34, directory: work.path)
+        defer { Task { await tmux.kill() } }
+        try await tmux.type("\(hoistBinary) demo --large-size 8; echo EXIT=$?")
+        try await tmux.press("Enter")
+        let screen = try await tmux.waitFor("every sample sent", timeout: .seconds(60)) { $0.text.contains("✔ 5") }
+        #expect(screen.text.contains("expect RETCODE=0000"), "\(screen.text)")
+        let front = try #require(screen.firstIndex { $0.contains("✔ 身份证 正面.jpg") }, "\(screen.text)")
+        let back = try #require(screen.firstIndex { $0.contains("✔ ╰ 身份证 反面.jpg") }, "\(screen.text)")
+        #expect(front + 1 == back, "the back hangs under the front")
+        #expect(!screen.text.contains("╰ 合同") && !screen.text.contains("╰ photos"), "the others are not chained")
+        #expect(screen.text.contains(#"RETCODE: "0000""#) && screen.text.contains(#"RETMSG: "成功""#))
+        try await tmux.press("q")
+        try await tmux.waitFor("the shell") { $0.text.contains("EXIT=0") }
+    }
+}
