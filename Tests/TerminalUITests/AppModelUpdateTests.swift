@@ -113,9 +113,16 @@ import UploadPlan
         type("*.jpg", into: &m)
         _ = m.update(.key(.enter))
         #expect(names(m) == ["..", "photos", "img2.jpg", "img10.jpg", "z.jpg"], "the glob keeps directories")
-        _ = m.update(.key(.down))
-        _ = m.update(.key(.down))  // img2.jpg
-        _ = m.update(.key(.character(" ")))  // mark, move to img10
+        // Space on a folder says what it is, and moves on like Space on a file.
+        _ = m.update(.key(.down))  // photos
+        _ = m.update(.key(.character(" ")))  // to img2.jpg
+        #expect(m.notice == Notice("photos/ is a folder: Enter opens it, and Space marks its files"))
+        // * says what it marked, and that folders were left out.
+        _ = m.update(.key(.character("*")))
+        #expect(m.notice == Notice("marked 3 files (1 folder left out: open one to mark its files)"))
+        _ = m.update(.key(.character("*")))
+        #expect(m.notice == Notice("unmarked 3 files (1 folder left out: open one to mark its files)"))
+        _ = m.update(.key(.character(" ")))  // mark img2.jpg, move to img10
         _ = m.update(.key(.down))  // z.jpg
         _ = m.update(.key(.character(" ")))
         #expect(m.update(.key(.character("a"))) == [.stage(paths: ["/data/img2.jpg", "/data/z.jpg"], field: "file")])

@@ -137,19 +137,28 @@ extension AppModel {
         case .character("/"):
             browser.isEditingGlob = true
         case .character(" "):
-            guard let entry = visible[safe: browser.cursor], !entry.isDirectory else { break }
-            let path = browser.path(of: entry)
-            if let index = browser.marked.firstIndex(of: path) {
-                browser.marked.remove(at: index)
+            // Marks and moves down, as Space does in the Files pane.
+            guard let entry = visible[safe: browser.cursor] else { break }
+            if entry.isDirectory {
+                notice = Notice("\(entry.name)/ is a folder: Enter opens it, and Space marks its files")
             } else {
-                browser.marked.append(path)
+                let path = browser.path(of: entry)
+                if let index = browser.marked.firstIndex(of: path) {
+                    browser.marked.remove(at: index)
+                } else {
+                    browser.marked.append(path)
+                }
             }
             browser.cursor = min(max(0, visible.count - 1), browser.cursor + 1)
         case .character("*"):
             let paths = visible.filter { !$0.isDirectory }.map(browser.path(of:))
+            let folders = visible.filter { $0.isDirectory && $0.name != ".." }.count
             let allMarked = paths.allSatisfy(browser.marked.contains)
             browser.marked.removeAll(where: paths.contains)
             if !allMarked { browser.marked += paths }
+            let files = "\(paths.count) file\(paths.count == 1 ? "" : "s")"
+            let left = folders == 0 ? "" : " (\(folders) folder\(folders == 1 ? "" : "s") left out: open one to mark its files)"
+            notice = Notice((allMarked ? "unmarked " : "marked ") + files + left)
         case .enter, .right, .character("l"):
             guard let entry = visible[safe: browser.cursor] else { break }
             if entry.isDirectory { return open(browser.path(of: entry)) }

@@ -26,7 +26,11 @@ extension UploadFailure {
         case let error as NIOConnectionError:
             let cause =
                 error.connectionErrors.last.map { "\($0.error)" } ?? error.dnsAAAAError.map { "\($0)" } ?? "\(error)"
-            self = .connectionFailed("\(error.host):\(error.port): \(Self.describe(cause))")
+            if error.connectionErrors.isEmpty, Self.isUnknownHost(cause) {
+                self = .connectionFailed("\(error.host): no such host (its name did not resolve; check the URL)")
+            } else {
+                self = .connectionFailed("\(error.host):\(error.port): \(Self.describe(cause))")
+            }
         case let error as IOError:
             switch error.errnoCode {
             case ECONNREFUSED: self = .connectionFailed("connection refused")
@@ -63,6 +67,12 @@ extension UploadFailure {
                 self = .other(text)
             }
         }
+    }
+
+    /// getaddrinfo's "no such name" in NIO's words (`SocketAddressError.UnknownHost`, EAI_NONAME, EAI_NODATA).
+    private static func isUnknownHost(_ text: String) -> Bool {
+        text.contains("UnknownHost") || text.contains("Name or service not known")
+            || text.contains("No address associated")
     }
 
     private static func describe(_ text: String) -> String {
