@@ -329,6 +329,34 @@ import UploadPlan
         #expect("pp".flatMap { m.update(.key(.character($0))) } == [.pause, .resume])
     }
 
+    /// Small texts a new user tripped over: each said once, and plainly.
+    @Test func cancelledOnceDefaultHintsAndAChangedURLDropsTheProfileName() {
+        var m = Fixtures.model()
+        _ = m.update(.engine(.added(Fixtures.task(1, "a.jpg", state: .cancelled(reason: "cancelled by the user")))))
+        let screen = Fixtures.render(m)
+        #expect(screen.contains { $0.contains("no response (cancelled by the user)") }, "\(screen)")
+        #expect(!screen.joined().contains("cancelled: cancelled"))
+        #expect(UploadFailure.cancelled("the engine shut down") == "cancelled: the engine shut down")
+
+        _ = m.update(.staged([StagedFile(path: "/data/身份证 正面.jpg", size: 10)], problems: []))
+        m.focus = .files
+        _ = m.update(.key(.character("e")))
+        guard case .editor(let form)? = m.overlay else {
+            Issue.record("e opens no dialog")
+            return
+        }
+        #expect(form.rows.map(\.hint).contains("default: 身份证 正面.jpg"))
+        _ = m.update(.key(.escape))
+
+        m.profile = "idcard"
+        #expect(Fixtures.render(m)[0].contains("profile idcard"))
+        _ = m.update(.key(.character("t")))
+        for character in "/v2" { _ = m.update(.key(.character(character))) }
+        _ = m.update(.key(.enter))
+        #expect(m.target.url.hasSuffix("/v2") && m.profile == nil)
+        #expect(!Fixtures.render(m)[0].contains("profile idcard"))
+    }
+
     @Test func concurrencyStaysBetweenOneAnd64() {
         var m = Fixtures.model()
         m.queue.concurrency = 1

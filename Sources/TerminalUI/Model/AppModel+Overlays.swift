@@ -204,8 +204,8 @@ extension AppModel {
             purpose: .editFile(id: file.id), title: "Edit " + file.baseName,
             rows: [
                 .init("Field", text: file.fieldName),
-                .init("Filename", text: file.filename ?? "", hint: "empty: " + file.baseName),
-                .init("Type", text: file.contentType ?? "", hint: "empty: " + file.detectedType),
+                .init("Filename", text: file.filename ?? "", hint: "default: " + file.baseName),
+                .init("Type", text: file.contentType ?? "", hint: "default: " + file.detectedType),
             ])
     }
 
@@ -271,7 +271,10 @@ extension AppModel {
             return nil  // handled with its effect in `handle(_:in:)`
         case .target:
             switch TargetForm.target(from: form, over: target) {
-            case .success(let edited): target = edited
+            case .success(let edited):
+                // Another URL is no longer the profile's target: the top bar stops naming it.
+                if edited.url != target.url { profile = nil }
+                target = edited
             case .failure(let refusal): return refusal.description
             }
         case .images(let ids):

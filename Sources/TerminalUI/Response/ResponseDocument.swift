@@ -153,7 +153,8 @@ public struct ResponseDocument: Sendable {
         case .awaitingResponse: return [note("no response yet (awaiting response)")]
         case .waitingToRetry: return [note("no response yet (retry pending)")]
         case .succeeded: return [note("no response")]
-        case .cancelled(let reason): return [note("no response (cancelled: \(ResponseText.displayable(reason)))")]
+        case .cancelled(let reason):
+            return [note("no response (" + ResponseText.displayable(UploadFailure.cancelled(reason)) + ")")]
         case .interrupted(nil):
             var lines = [note("interrupted: the hoist that queued it stopped before it finished")]
             if !task.request.isResumable {

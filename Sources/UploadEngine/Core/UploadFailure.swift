@@ -51,10 +51,15 @@ public enum UploadFailure: Error, Sendable, Hashable, CustomStringConvertible {
                 text += ", got \(actual.map { String(reflecting: $0) } ?? "nothing")"
             }
             return text + shown(message)
-        case let .cancelled(reason): return "cancelled: \(reason)"
+        case let .cancelled(reason): return Self.cancelled(reason)
         case let .protocolError(detail): return detail
         case let .other(detail): return detail
         }
+    }
+
+    /// `cancelled: the engine shut down`, but `cancelled by the user` as it is.
+    public static func cancelled(_ reason: String) -> String {
+        reason.hasPrefix("cancelled") ? reason : "cancelled: " + reason
     }
 
     /// A server's message as a description shows it: on the same line, with

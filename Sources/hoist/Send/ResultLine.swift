@@ -65,7 +65,7 @@ enum ResultLine {
     private static func errorText(_ task: TaskSnapshot) -> String? {
         switch task.state {
         case .failed(let failure): return failure.description
-        case .cancelled(let reason): return "cancelled: \(reason)"
+        case .cancelled(let reason): return UploadFailure.cancelled(reason)
         default: return nil
         }
     }

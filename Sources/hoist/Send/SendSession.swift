@@ -182,7 +182,7 @@ final class SendSession: UploadEventMonitor, @unchecked Sendable {
     }
 
     private func cancellation(_ task: TaskSnapshot) -> String? {
-        if case .cancelled(let reason) = task.state { return "cancelled: \(reason)" }
+        if case .cancelled(let reason) = task.state { return UploadFailure.cancelled(reason) }
         return nil
     }
 }
