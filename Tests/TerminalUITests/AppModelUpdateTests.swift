@@ -357,6 +357,35 @@ import UploadPlan
         #expect(!Fixtures.render(m)[0].contains("profile idcard"))
     }
 
+    /// K, J, T on a queued task ask the engine to move it; the list takes
+    /// the engine's new order, and the cursor stays on the moved task.
+    @Test func queuedTasksMoveAndTheListFollowsTheStartOrder() {
+        var m = Fixtures.model()
+        for (n, name) in ["a", "b", "c"].enumerated() {
+            _ = m.update(.engine(.added(Fixtures.task(n + 1, name, state: .queued))))
+        }
+        _ = m.update(.engine(.added(Fixtures.task(4, "d", state: .sending))))
+        m.focus = .tasks
+        m.cursor[.tasks] = 2  // c
+        _ = m.update(.key(.down))
+        _ = m.update(.key(.up))
+        #expect(m.update(.key(.character("K"))) == [.move(TaskID(3), .up)])
+        #expect(m.update(.key(.character("J"))) == [.move(TaskID(3), .down)])
+        #expect(m.update(.key(.character("T"))) == [.move(TaskID(3), .front)])
+        // The engine's answer to T: c before a.
+        var c = m.tasks[TaskID(3)]!
+        c.sequence = 0
+        _ = m.update(.engine(.stateChanged(c)))
+        #expect(m.tasks.visible.map { m.tasks[$0]!.request.displayName } == ["c", "a", "b", "d"])
+        #expect(m.cursor(.tasks) == 0 && m.selectedTask?.id == TaskID(3), "the cursor moved with it")
+        // A task that is not queued does not move, and says why.
+        m.cursor[.tasks] = 3
+        _ = m.update(.key(.up))
+        _ = m.update(.key(.down))
+        #expect(m.update(.key(.character("K"))).isEmpty)
+        #expect(m.notice == Notice("only a queued task moves: this one is sending", isError: true))
+    }
+
     @Test func concurrencyStaysBetweenOneAnd64() {
         var m = Fixtures.model()
         m.queue.concurrency = 1

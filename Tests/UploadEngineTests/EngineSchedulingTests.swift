@@ -79,6 +79,29 @@ import Testing
         }
     }
 
+    /// K, J and T in the Tasks pane: queued tasks trade places, or one goes
+    /// first; they start in the new order.
+    @Test func queuedTasksMoveUpDownAndToTheFront() async throws {
+        try await Harness.run(concurrency: 1) { h in
+            h.engine.pause()
+            let ids = try ["a", "b", "c", "d"].map { try h.engine.add(request(h, "\($0).jpg")) }
+            h.engine.move(ids[3], .front)  // d a b c
+            h.engine.move(ids[0], .down)  // d b a c
+            h.engine.move(ids[2], .up)  // d b c a
+            h.engine.move(ids[3], .up)  // first already: nothing
+            h.engine.resume()
+            var done: [TaskSnapshot] = []
+            for id in ids { done.append(try await h.finish(id)) }
+            let started = done.sorted { $0.startedAt! < $1.startedAt! }.map(\.request.displayName)
+            #expect(started == ["d.jpg", "b.jpg", "c.jpg", "a.jpg"])
+            // The snapshots say the order too: the UI lists tasks by it.
+            let order = done.sorted(by: TaskSnapshot.startsBefore).map(\.request.displayName)
+            #expect(order == started)
+            h.engine.move(ids[0], .front)  // finished: nothing moves
+            #expect(h.engine.snapshot(ids[0])?.sequence == done.first { $0.id == ids[0] }?.sequence)
+        }
+    }
+
     @Test func dependencyOnAFinishedTask() async throws {
         try await Harness.run { h in
             let ok = try h.engine.add(request(h, "ok.jpg"))

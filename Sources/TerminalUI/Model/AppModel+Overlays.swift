@@ -157,7 +157,9 @@ extension AppModel {
             browser.marked.removeAll(where: paths.contains)
             if !allMarked { browser.marked += paths }
             let files = "\(paths.count) file\(paths.count == 1 ? "" : "s")"
-            let left = folders == 0 ? "" : " (\(folders) folder\(folders == 1 ? "" : "s") left out: open one to mark its files)"
+            let left =
+                folders == 0
+                ? "" : " (\(folders) folder\(folders == 1 ? "" : "s") left out: open one to mark its files)"
             notice = Notice((allMarked ? "unmarked " : "marked ") + files + left)
         case .enter, .right, .character("l"):
             guard let entry = visible[safe: browser.cursor] else { break }

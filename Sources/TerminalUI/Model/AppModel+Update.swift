@@ -84,7 +84,11 @@ extension AppModel {
             tasks.apply(snapshot)
             if responseTask == nil, let selected = selectedTask { responseTask = selected.id }
         case .stateChanged(let snapshot), .progress(let snapshot), .checkpoint(let snapshot), .finished(let snapshot):
-            tasks.apply(snapshot)
+            // A moved task keeps the cursor if it had it.
+            if tasks.apply(snapshot), let selected = responseTask, let place = tasks.visible.firstIndex(of: selected) {
+                cursor[.tasks] = place
+                keepCursorVisible(.tasks)
+            }
             for image in snapshot.preparedImages { preparedImages[image.source] = image }
         }
     }
@@ -171,6 +175,14 @@ extension AppModel {
             files.swapAt(from, to)
             cursor[.files] = to
             keepCursorVisible(.files)
+        case (.tasks, .character("K")), (.tasks, .character("J")), (.tasks, .character("T")):
+            // The order of the Tasks pane is the order queued tasks start in.
+            guard let task = selectedTask else { break }
+            guard task.state == .queued else {
+                notice = Notice("only a queued task moves: this one is \(task.state.name)", isError: true)
+                break
+            }
+            return [.move(task.id, key == .character("K") ? .up : key == .character("J") ? .down : .front)]
         case (.files, .character("e")), (.files, .enter):
             if let file = files[safe: cursor(.files)] { overlay = .editor(fileForm(file)) }
         case (.files, .character("d")), (.files, .delete):

@@ -34,6 +34,8 @@ public enum Effect: Sendable, Hashable {
     case upload([UploadRequest], chained: Bool)
     case cancel(TaskID)
     case retry(TaskID)
+    /// Move a queued task up, down or to the front of the queue.
+    case move(TaskID, UploadEngine.QueueMove)
     case pause
     case resume
     case setConcurrency(Int)

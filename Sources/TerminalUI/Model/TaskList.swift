@@ -1,7 +1,8 @@
 import UploadEngine
 
-/// The tasks the UI knows, in the order they were added, with a filter.
-/// Snapshots come from engine events; a later snapshot replaces an earlier one.
+/// The tasks the UI knows, in the order queued tasks start in (the order
+/// of adding, unless a task was moved), with a filter. Snapshots come from
+/// engine events; a later snapshot replaces an earlier one.
 public struct TaskList: Sendable {
     public private(set) var order: [TaskID] = []
     public private(set) var byID: [TaskID: TaskSnapshot] = [:]
@@ -16,20 +17,49 @@ public struct TaskList: Sendable {
     public var count: Int { order.count }
     public subscript(id: TaskID) -> TaskSnapshot? { byID[id] }
 
-    public mutating func apply(_ snapshot: TaskSnapshot) {
+    /// Returns true when the task took another place in the list (it was moved).
+    @discardableResult
+    public mutating func apply(_ snapshot: TaskSnapshot) -> Bool {
         let old = byID.updateValue(snapshot, forKey: snapshot.id)
         if let old { totals.subtract(old) }
         totals.add(snapshot)
-        let isNew = old == nil
-        if isNew {
-            order.append(snapshot.id)
-            if matches(snapshot) {
+        guard let old else {
+            let place = place(of: snapshot)
+            order.insert(snapshot.id, at: place)
+            if place < order.count - 1 {
+                refilter()
+            } else if matches(snapshot) {
                 visible.append(snapshot.id)
                 visibleSet.insert(snapshot.id)
             }
-        } else if matches(snapshot) != visibleSet.contains(snapshot.id) {
+            return false
+        }
+        if old.priority != snapshot.priority || old.sequence != snapshot.sequence {
+            order.removeAll { $0 == snapshot.id }
+            order.insert(snapshot.id, at: place(of: snapshot))
+            refilter()
+            return true
+        }
+        if matches(snapshot) != visibleSet.contains(snapshot.id) {
             refilter()  // only when a state change moved it across the filter
         }
+        return false
+    }
+
+    /// Where `task` goes in `order` (binary search; a new task is nearly always last).
+    private func place(of task: TaskSnapshot) -> Int {
+        if let last = order.last.flatMap({ byID[$0] }), TaskSnapshot.startsBefore(last, task) { return order.count }
+        var low = 0
+        var high = order.count
+        while low < high {
+            let mid = (low + high) / 2
+            if let other = byID[order[mid]], TaskSnapshot.startsBefore(other, task) {
+                low = mid + 1
+            } else {
+                high = mid
+            }
+        }
+        return low
     }
 
     public mutating func remove(_ id: TaskID) {

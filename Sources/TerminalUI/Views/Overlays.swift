@@ -30,6 +30,7 @@ enum HelpView {
                 ("U", "upload each file as its own task"), ("c", "cancel the selected task"),
                 ("r", "retry a failed or cancelled task (a chain's link: and the links it cancelled)"),
                 ("R", "resume all interrupted uploads (an earlier hoist left them)"),
+                ("K / J, T", "move a queued task up / down, or to the front: the list is the start order"),
                 ("p", "pause or resume the queue"), ("+ / -", "more or fewer uploads at once"),
                 ("/", "filter tasks by name or state"),
                 ("d", "remove a finished task from the list"),

@@ -7,9 +7,10 @@ struct SchedulerIndex {
         var sequence: Int
         var id: TaskID
 
-        /// Higher priority first, then the order of adding.
+        /// Higher priority first, then the lower sequence (the order of adding, unless moved).
         static func < (lhs: QueueKey, rhs: QueueKey) -> Bool {
-            lhs.priority != rhs.priority ? lhs.priority > rhs.priority : lhs.sequence < rhs.sequence
+            lhs.priority != rhs.priority
+                ? lhs.priority > rhs.priority : (lhs.sequence, lhs.id.rawValue) < (rhs.sequence, rhs.id.rawValue)
         }
     }
 
@@ -63,6 +64,21 @@ struct SchedulerIndex {
         if old.isFinished, !new.isFinished { unfinished += 1 }
         if Self.isActive(old), !Self.isActive(new), active[dedupeKey] == id { active[dedupeKey] = nil }
         if !Self.isActive(old), Self.isActive(new), active[dedupeKey] == nil { active[dedupeKey] = id }
+    }
+
+    /// The queued task `step` places before (-1) or after (+1) `key` in start order.
+    func neighbor(of key: QueueKey, _ step: Int) -> QueueKey? {
+        let index = position(of: key)
+        guard index < queue.count, queue[index] == key, (head..<queue.count).contains(index + step) else { return nil }
+        return queue[index + step]
+    }
+
+    var firstQueued: QueueKey? { head < queue.count ? queue[head] : nil }
+
+    /// Gives queued tasks new places: each old key is taken out, then each new one put in.
+    mutating func rekey(_ changes: [(old: QueueKey, new: QueueKey)]) {
+        for change in changes { remove(change.old) }
+        for change in changes { insert(change.new) }
     }
 
     private mutating func insert(_ key: QueueKey) {

@@ -10,7 +10,11 @@ final class TaskRecord {
     var machine = UploadTaskStateMachine()
     /// The running or last attempt's state machine; nil before the first start.
     var attemptMachine: UploadAttemptStateMachine?
-    var sequence: Int
+    /// The snapshot's, which `move` changes.
+    var sequence: Int {
+        get { snapshot.sequence }
+        set { snapshot.sequence = newValue }
+    }
     var dedupeKey: DedupeKey
     var attempt: HTTPTransport.Attempt?
     var retryTimer: DispatchWorkItem?
@@ -58,7 +62,7 @@ final class TaskRecord {
 
     init(snapshot: TaskSnapshot, sequence: Int, dedupeKey: DedupeKey, prepared: RequestBody?) {
         self.snapshot = snapshot
-        self.sequence = sequence
+        self.snapshot.sequence = sequence
         self.dedupeKey = dedupeKey
         self.prepared = prepared
     }

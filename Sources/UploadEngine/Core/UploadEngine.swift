@@ -255,6 +255,43 @@ public final class UploadEngine: @unchecked Sendable {
         }
     }
 
+    public enum QueueMove: Sendable, Hashable {
+        case up, down, front
+    }
+
+    /// Moves a queued task one place up or down the queue (it trades places
+    /// with its neighbour, priority included), or before every other queued task.
+    public func move(_ id: TaskID, _ move: QueueMove) {
+        queue.sync {
+            guard let record = records[id], record.snapshot.state == .queued else { return }
+            let key = SchedulerIndex.QueueKey(priority: record.snapshot.priority, sequence: record.sequence, id: id)
+            let other: SchedulerIndex.QueueKey
+            let new: SchedulerIndex.QueueKey
+            switch move {
+            case .up, .down:
+                guard let neighbor = index.neighbor(of: key, move == .up ? -1 : 1) else { return }
+                other = neighbor
+                new = .init(priority: neighbor.priority, sequence: neighbor.sequence, id: id)
+            case .front:
+                guard let first = index.firstQueued, first.id != id else { return }
+                other = first
+                new = .init(priority: first.priority, sequence: first.sequence - 1, id: id)
+            }
+            var changes = [(old: key, new: new)]
+            if move != .front {
+                changes.append((other, .init(priority: key.priority, sequence: key.sequence, id: other.id)))
+            }
+            index.rekey(changes)
+            for change in changes {
+                guard let moved = records[change.new.id] else { continue }
+                moved.snapshot.priority = change.new.priority
+                moved.sequence = change.new.sequence
+                emit(.stateChanged(moved.snapshot))
+            }
+            if preparesImages { prepareAhead() }  // the new next ones
+        }
+    }
+
     public func cancelAll(reason: String = "cancelled by the user") {
         queue.sync {
             for id in records.keys.sorted() { cancelOnQueue(id, reason: reason) }

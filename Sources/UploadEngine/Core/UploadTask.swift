@@ -140,6 +140,9 @@ public struct TaskSnapshot: Sendable, Hashable, Identifiable {
     public let id: TaskID
     public var request: UploadRequest
     public var priority: TaskPriority
+    /// Where it starts among the queued tasks of its priority, lowest
+    /// first: the order of adding, until `UploadEngine.move` changes it.
+    public var sequence: Int
     public var dependency: TaskID?
     public var state: TaskState
     public var progress: UploadProgress
@@ -173,6 +176,7 @@ public struct TaskSnapshot: Sendable, Hashable, Identifiable {
         self.id = id
         self.request = request
         self.priority = priority
+        self.sequence = id.rawValue
         self.dependency = dependency
         self.state = state
         self.progress = progress
@@ -182,6 +186,11 @@ public struct TaskSnapshot: Sendable, Hashable, Identifiable {
         self.addedAt = addedAt
         self.startedAt = startedAt
         self.finishedAt = finishedAt
+    }
+
+    /// The order queued tasks start in: higher priority first, then lower sequence.
+    public static func startsBefore(_ a: TaskSnapshot, _ b: TaskSnapshot) -> Bool {
+        a.priority != b.priority ? a.priority > b.priority : (a.sequence, a.id.rawValue) < (b.sequence, b.id.rawValue)
     }
 
     public var failure: UploadFailure? {

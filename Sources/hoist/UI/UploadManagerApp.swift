@@ -99,6 +99,7 @@ final class UploadManagerApp: TerminalProgram {
             }
         case .cancel(let id): engine.cancel(id)
         case .retry(let id): engine.retry(id)
+        case .move(let id, let move): engine.move(id, move)
         case .pause: engine.pause()
         case .resume: engine.resume()
         case .setConcurrency(let limit): engine.concurrencyLimit = limit
