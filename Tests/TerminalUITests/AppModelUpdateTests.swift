@@ -386,6 +386,63 @@ import UploadPlan
         #expect(m.notice == Notice("only a queued task moves: this one is sending", isError: true))
     }
 
+    /// Fourteen tasks are not 28 keystrokes: Space and * mark, c r d act
+    /// on the marked ones; C, A, D act on every task.
+    @Test func bulkActionsOnMarkedAndOnEveryTask() {
+        var m = Fixtures.model()
+        let states: [TaskState] = [
+            .sending, .queued, .failed(.httpStatus(500, message: nil)), .succeeded,
+            .cancelled(reason: "cancelled by the user"), .failed(.connectionFailed("connection refused")),
+        ]
+        for (n, state) in states.enumerated() {
+            _ = m.update(.engine(.added(Fixtures.task(n + 1, "t\(n + 1)", state: state))))
+        }
+        m.focus = .tasks
+        m.cursor[.tasks] = 0
+        _ = m.update(.key(.character(" ")))  // t1, to t2
+        _ = m.update(.key(.character(" ")))  // t2, to t3
+        _ = m.update(.key(.character(" ")))  // t3
+        #expect(m.markedTasks == [TaskID(1), TaskID(2), TaskID(3)])
+        let screen = Fixtures.render(m)
+        #expect(screen.contains { $0.contains("● t1") } && screen.contains { $0.contains("3 marked · ") })
+        #expect(m.update(.key(.character("c"))) == [.cancel(TaskID(1)), .cancel(TaskID(2))], "t3 has finished")
+        #expect(m.markedTasks.isEmpty && m.notice == Notice("cancelling 2 tasks"))
+        // * marks every task shown; r retries the failed and cancelled among them.
+        _ = m.update(.key(.character("*")))
+        #expect(m.markedTasks.count == 6)
+        #expect(m.update(.key(.character("r"))) == [.retry(TaskID(3)), .retry(TaskID(5)), .retry(TaskID(6))])
+        // C, A and D: every task, no marks needed.
+        #expect(m.update(.key(.character("C"))) == [.cancel(TaskID(1)), .cancel(TaskID(2))])
+        #expect(m.update(.key(.character("A"))) == [.retry(TaskID(3)), .retry(TaskID(5)), .retry(TaskID(6))])
+        _ = m.update(.key(.character("D")))
+        #expect(m.tasks.order == [TaskID(1), TaskID(2)], "the finished ones went, the others stay")
+        #expect(m.notice == Notice("removed 4 finished tasks, 2 not finished kept"))
+    }
+
+    /// What u queued is selected (the Response pane follows it), and Esc
+    /// on the filter keeps the task that was selected.
+    @Test func aNewTaskIsSelectedAndTheFilterKeepsTheSelection() {
+        var m = Fixtures.busyModel()
+        m.focus = .tasks
+        m.cursor[.tasks] = 0
+        _ = m.update(.key(.down))
+        _ = m.update(.key(.up))
+        #expect(m.responseTask == TaskID(1))
+        _ = m.update(.key(.character("U")))
+        _ = m.update(.engine(.added(Fixtures.task(7, "身份证 正面.jpg", state: .queued))))
+        _ = m.update(.engine(.added(Fixtures.task(8, "身份证 反面.jpg", state: .queued))))
+        #expect(m.responseTask == TaskID(7) && m.selectedTask?.id == TaskID(7), "the first new task")
+
+        _ = m.update(.key(.character("/")))
+        for character in "反面" { _ = m.update(.key(.character(character))) }
+        _ = m.update(.key(.enter))
+        let shown = m.tasks.visible
+        _ = m.update(.key(.character("/")))
+        _ = m.update(.key(.escape))
+        #expect(m.tasks.visible.count > shown.count)
+        #expect(m.selectedTask?.id == m.responseTask && m.responseTask != m.tasks.visible.first, "not the first task")
+    }
+
     @Test func concurrencyStaysBetweenOneAnd64() {
         var m = Fixtures.model()
         m.queue.concurrency = 1

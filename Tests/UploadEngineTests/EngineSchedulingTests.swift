@@ -209,8 +209,14 @@ import Testing
     @Test func retryOfAFailedTask() async throws {
         try await Harness.run(configure: { $0.failFirst = 1 }) { h in
             let id = try h.engine.add(request(h, "again.jpg"))
-            #expect(try await h.finish(id).failure == .httpStatus(503, message: nil))
+            let failed = try await h.finish(id)
+            #expect(failed.failure == .httpStatus(503, message: nil) && failed.progress.bytesSent > 0)
+            // While it waits, it shows nothing sent and no time: not the failed attempt's.
+            h.engine.pause()
             h.engine.retry(id)
+            let waiting = try #require(h.engine.snapshot(id))
+            #expect(waiting.state == .queued && waiting.progress.bytesSent == 0 && waiting.startedAt == nil)
+            h.engine.resume()
             let done = try await h.finish(id)
             #expect(done.state == .succeeded)
             #expect(done.attempts == 2)

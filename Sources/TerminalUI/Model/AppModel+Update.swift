@@ -82,7 +82,15 @@ extension AppModel {
             queue = status
         case .added(let snapshot):
             tasks.apply(snapshot)
-            if responseTask == nil, let selected = selectedTask { responseTask = selected.id }
+            if selectsNextAdded, let place = tasks.visible.firstIndex(of: snapshot.id) {
+                // What u just queued is what the user wants to watch.
+                selectsNextAdded = false
+                cursor[.tasks] = place
+                keepCursorVisible(.tasks)
+                followSelection()
+            } else if responseTask == nil, let selected = selectedTask {
+                responseTask = selected.id
+            }
         case .stateChanged(let snapshot), .progress(let snapshot), .checkpoint(let snapshot), .finished(let snapshot):
             // A moved task keeps the cursor if it had it.
             if tasks.apply(snapshot), let selected = responseTask, let place = tasks.visible.firstIndex(of: selected) {
@@ -142,9 +150,12 @@ extension AppModel {
             focus = .tasks
             filterInput = TextInput(tasks.filter)
         case .character("c"):
+            // The marked tasks (Space in the Tasks pane), else the selected one.
+            if !markedTasks.isEmpty { return bulk(cancel: markedTasks) }
             if let task = selectedTask, !task.state.isFinished { return [.cancel(task.id)] }
         case .character("r"):
-            if let task = selectedTask, task.state.isFinished || task.isInterrupted, task.state != .succeeded {
+            if !markedTasks.isEmpty { return bulk(retry: markedTasks) }
+            if let task = selectedTask, Self.canRetry(task) {
                 // A chain's failed link runs again with the links its failure cancelled.
                 return ([task.id] + tasks.unfinishedFollowers(of: task.id)).map { .retry($0) }
             }
@@ -199,8 +210,24 @@ extension AppModel {
             if entries.indices.contains(cursor(.fields)) { entries[cursor(.fields)].isSecret.toggle() }
         case (.tasks, .enter):
             focus = .response
+        case (.tasks, .character(" ")):
+            guard let task = selectedTask else { break }
+            if markedTasks.remove(task.id) == nil { markedTasks.insert(task.id) }
+            _ = moveCursor(.down)
+            followSelection()
+        case (.tasks, .character("*")):
+            let shown = Set(tasks.visible)
+            if shown.isSubset(of: markedTasks) { markedTasks.subtract(shown) } else { markedTasks.formUnion(shown) }
+            notice = Notice("\(markedTasks.count) task\(markedTasks.count == 1 ? "" : "s") marked: c, r, d act on them")
+        // Every task at once (in the Response pane, C collapses the tree).
+        case (.tasks, .character("C")): return bulk(cancel: Set(tasks.order))
+        case (.tasks, .character("A")): return bulk(retry: Set(tasks.order))
+        case (.tasks, .character("D")):
+            removeFinished(Set(tasks.order))
         case (.tasks, .character("d")), (.tasks, .delete):
-            if let task = selectedTask {
+            if !markedTasks.isEmpty {
+                removeFinished(markedTasks)
+            } else if let task = selectedTask {
                 if task.state.isFinished {
                     tasks.remove(task.id)
                     clampCursor(.tasks)
@@ -314,10 +341,56 @@ extension AppModel {
             filterInput = input
             tasks.setFilter(input.text)
         }
-        clampCursor(.tasks)
+        // The selected task keeps the cursor when the filter still shows it.
+        if let selected = responseTask, let place = tasks.visible.firstIndex(of: selected) {
+            cursor[.tasks] = place
+            keepCursorVisible(.tasks)
+        } else {
+            clampCursor(.tasks)
+        }
         followSelection()
         return []
     }
+
+    // MARK: Bulk actions
+
+    static func canRetry(_ task: TaskSnapshot) -> Bool {
+        (task.state.isFinished || task.isInterrupted) && task.state != .succeeded
+    }
+
+    /// Cancels those of `ids` still to finish, and clears the marks.
+    private mutating func bulk(cancel ids: Set<TaskID>) -> [Effect] {
+        let chosen = tasks.order.filter { ids.contains($0) && tasks[$0].map { !$0.state.isFinished } == true }
+        markedTasks = []
+        notice = Notice(chosen.isEmpty ? "no task to cancel" : "cancelling \(Self.count(chosen.count, "task"))")
+        return chosen.map { .cancel($0) }
+    }
+
+    /// Retries those of `ids` that failed or were cancelled, in list order
+    /// (interrupted ones are R's: it checks their files first).
+    private mutating func bulk(retry ids: Set<TaskID>) -> [Effect] {
+        let chosen = tasks.order.filter {
+            ids.contains($0) && tasks[$0].map { $0.state.isFinished && $0.state != .succeeded } == true
+        }
+        markedTasks = []
+        notice = Notice(
+            chosen.isEmpty ? "no failed or cancelled task to retry" : "retrying \(Self.count(chosen.count, "task"))")
+        return chosen.map { .retry($0) }
+    }
+
+    /// Removes those of `ids` that finished from the list; running ones stay.
+    private mutating func removeFinished(_ ids: Set<TaskID>) {
+        let finished = tasks.order.filter { ids.contains($0) && tasks[$0]?.state.isFinished == true }
+        for id in finished { tasks.remove(id) }
+        markedTasks.subtract(finished)
+        let left = ids.count - finished.count
+        notice = Notice(
+            "removed \(Self.count(finished.count, "finished task"))" + (left > 0 ? ", \(left) not finished kept" : ""))
+        clampCursor(.tasks)
+        followSelection()
+    }
+
+    static func count(_ number: Int, _ noun: String) -> String { "\(number) \(noun)\(number == 1 ? "" : "s")" }
 
     // MARK: Upload and quit
 
@@ -335,6 +408,7 @@ extension AppModel {
                 entries: sent, payload: Payload(files: sending, oneRequest: mode == .oneRequest),
                 imagesByFile: imagesByFile)
             for i in files.indices { files[i].marked = false }
+            selectsNextAdded = true
             notice = Notice(
                 "queued \(requests.count) task\(requests.count == 1 ? "" : "s") → \(target.method.rawValue) \(Secrets.displayURL(target.url))"
             )

@@ -61,6 +61,10 @@ public struct AppModel: Sendable {
     public var overlay: Overlay?
     /// The `/` filter while it is typed.
     public var filterInput: TextInput?
+    /// The next task the engine reports added is selected: `u` just queued it.
+    var selectsNextAdded = false
+    /// Tasks marked with Space in the Tasks pane: c, r and d act on them.
+    public var markedTasks: Set<TaskID> = []
     /// What `u` makes of the staged files (`o` cycles).
     public var sendMode = SendMode.taskPerFile
     public var notice: Notice?

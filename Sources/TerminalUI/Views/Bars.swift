@@ -108,8 +108,8 @@ enum Bars {
         case .tasks:
             let resume = model.tasks.totals.interrupted > 0 ? [("R", "resume all")] : []
             return resume + [
-                ("c", "cancel"), ("r", "retry"), ("/", "filter"), ("Enter", "response"), ("d", "remove"),
-                ("L", "history"),
+                ("c", "cancel"), ("r", "retry"), ("d", "remove"), ("Space", "mark"), ("C/A/D", "all"),
+                ("K/J", "move"), ("/", "filter"), ("L", "history"),
             ] + common
         case .response:
             return [

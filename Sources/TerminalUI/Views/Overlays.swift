@@ -31,6 +31,8 @@ enum HelpView {
                 ("r", "retry a failed or cancelled task (a chain's link: and the links it cancelled)"),
                 ("R", "resume all interrupted uploads (an earlier hoist left them)"),
                 ("K / J, T", "move a queued task up / down, or to the front: the list is the start order"),
+                ("Space, *", "mark a task, mark all shown: c, r and d then act on the marked tasks"),
+                ("C, A, D", "cancel every unfinished task, retry every failed one, remove every finished one"),
                 ("p", "pause or resume the queue"), ("+ / -", "more or fewer uploads at once"),
                 ("/", "filter tasks by name or state"),
                 ("d", "remove a finished task from the list"),

@@ -50,7 +50,8 @@ enum TasksView {
         }
         Frame.draw(
             &grid, rect, title: title, focused: focused || model.filterInput != nil,
-            trailer: position(model.cursor(.tasks), of: visible.count))
+            trailer: (model.markedTasks.isEmpty ? "" : "\(model.markedTasks.count) marked · ")
+                + position(model.cursor(.tasks), of: visible.count))
         let inner = rect.inset(1)
         guard inner.height >= 1 else { return }
         let (list, totalsRow) = inner.splitBottom(1)
@@ -64,7 +65,7 @@ enum TasksView {
         for row in 0..<list.height {
             let index = top + row
             guard index < visible.count, let task = model.tasks[visible[index]] else { break }
-            drawRow(task, columns: columns, into: &grid, at: list.row(row))
+            drawRow(task, marked: model.markedTasks.contains(task.id), columns: columns, into: &grid, at: list.row(row))
             if index == model.cursor(.tasks) { ListPanes.highlight(&grid, list.row(row), focused: focused) }
         }
         drawTotals(model.tasks.totals, into: &grid, at: totalsRow)
@@ -85,7 +86,9 @@ enum TasksView {
         }
     }
 
-    static func drawRow(_ task: TaskSnapshot, columns: Columns, into grid: inout Grid, at rect: Rect) {
+    static func drawRow(
+        _ task: TaskSnapshot, marked: Bool = false, columns: Columns, into grid: inout Grid, at rect: Rect
+    ) {
         let (mark, markStyle) = glyph(task.state)
         let progress = task.progress
         let y = rect.y
@@ -98,11 +101,13 @@ enum TasksView {
         case .interrupted: nameStyle = .fg(.magenta)
         default: nameStyle = .plain
         }
-        // A chain's later links hang under the one they wait for.
-        let name = (task.dependency == nil ? "" : "╰ ") + task.request.displayName
+        // A chain's later links hang under the one they wait for; a marked task is bold, with a dot.
+        let name = (marked ? "● " : "") + (task.dependency == nil ? "" : "╰ ") + task.request.displayName
         let nameWidth = TextWidth.columns(of: name)
         let nameEnd = x + columns.name
-        x += grid.put(TextWidth.fit(name, toColumns: columns.name), x: x, y: y, style: nameStyle, clip: rect)
+        x += grid.put(
+            TextWidth.fit(name, toColumns: columns.name), x: x, y: y,
+            style: marked ? Style.fg(.yellow).bolded : nameStyle, clip: rect)
         if let resumed = resumeText(task), nameWidth + 2 + TextWidth.columns(of: resumed) <= columns.name {
             grid.put("  " + resumed, x: x, y: y, style: Style.fg(.blue), clip: rect)
         }

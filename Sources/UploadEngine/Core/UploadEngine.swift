@@ -301,9 +301,15 @@ public final class UploadEngine: @unchecked Sendable {
     /// Queues a failed or cancelled task again, as a new attempt.
     public func retry(_ id: TaskID) {
         queue.sync {
-            guard transition(id, .retryRequested) != nil else { return }
-            records[id]?.snapshot.finishedAt = nil
-            records[id]?.snapshot.answeredEarly = false
+            guard transition(id, .retryRequested) != nil, let record = records[id] else { return }
+            record.snapshot.finishedAt = nil
+            record.snapshot.answeredEarly = false
+            // It shows (and the totals count) what the server holds: a
+            // resumable upload's offset, else nothing; its time starts again.
+            record.snapshot.progress = UploadProgress(
+                bytesSent: record.snapshot.checkpoint?.offset ?? 0, totalBytes: record.snapshot.progress.totalBytes)
+            record.snapshot.startedAt = nil
+            record.snapshot.retryDelay = nil
             emit(.stateChanged(records[id]!.snapshot))
             if let dependency = records[id]?.snapshot.dependency {
                 applyDependency(dependency, to: id)

@@ -85,17 +85,32 @@ final class UploadManagerApp: TerminalProgram {
         switch effect {
         case .upload(let requests, let chained):
             secretNames.value = Set(model.entries.filter(\.isSecret).map(\.name))
+            var ids: [TaskID] = []
             if chained {
                 // All links or none: a chain missing one would send the back of a card without its front.
-                do { try engine.add(batch: requests, after: [nil] + requests.indices.dropLast().map { $0 }) } catch {
+                do {
+                    ids = try engine.add(batch: requests, after: [nil] + requests.indices.dropLast().map { $0 })
+                } catch {
                     mailbox.post(.uploadRefused("the chain: \(error)"))
                 }
             } else {
                 for request in requests {
-                    do { try engine.add(request) } catch {
+                    do { ids.append(try engine.add(request)) } catch {
                         mailbox.post(.uploadRefused("\(request.displayName): \(error)"))
                     }
                 }
+            }
+            // The engine does not add an upload that is already queued or running: say so.
+            let known = Set(model.tasks.order)
+            var seen: Set<TaskID> = []
+            let again = ids.filter { known.contains($0) || !seen.insert($0).inserted }.count
+            if again > 0 {
+                let added = ids.count - again
+                mailbox.post(
+                    .notice(
+                        Notice(
+                            "queued \(added) task\(added == 1 ? "" : "s"), \(again) already queued or running (not added again)"
+                        )))
             }
         case .cancel(let id): engine.cancel(id)
         case .retry(let id): engine.retry(id)
