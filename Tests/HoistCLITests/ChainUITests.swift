@@ -91,3 +91,68 @@ import Testing
         try await tmux.waitFor("the shell") { $0.text.contains("EXIT=0") }
     }
 }
+
+/// Managing a queue from the keyboard, as a user would in tmux: the queue
+/// paused, the last file moved to the front, every task cancelled and
+/// retried with one key each, then the queue let go: one slot, so the
+/// server receives them in the order shown.
+@Suite(.serialized) struct QueueKeysUITests {
+    @Test func reorderCancelRetryAndClearTheQueue() async throws {
+        try await withReceiver { receiver, saved in
+            let work = TemporaryDirectory()
+            for name in ["a.bin", "b.bin", "c.bin", "d.bin"] {
+                _ = work.file(name, [UInt8](repeating: 7, count: 30_000))
+            }
+            let tmux = try await Tmux.start(width: 120, height: 32, directory: work.path)
+            defer { Task { await tmux.kill() } }
+            try await tmux.type(
+                "XDG_STATE_HOME=\(work.path)/state \(hoistBinary) tui \(receiver.baseURL)/upload a.bin b.bin c.bin d.bin"
+            )
+            try await tmux.press("Enter")
+            try await tmux.waitFor("the staged files") { $0.text.contains("d.bin") && $0.text.contains("running 0/4") }
+            try await tmux.type("___")  // _ is - too; tmux would read "---" as an option
+            try await tmux.press("p")
+            try await tmux.waitFor("one slot, paused") { $0.text.contains("■ paused 0/1") }
+            try await tmux.press("U")
+
+            /// The Tasks pane's rows, top to bottom: the right half of the screen.
+            func listed(_ lines: [String]) -> [String] {
+                lines.compactMap { line in
+                    let halves = line.components(separatedBy: "││")
+                    guard halves.count == 2, halves[1].contains("[") else { return nil }
+                    return ["a.bin", "b.bin", "c.bin", "d.bin"].first { halves[1].contains(" \($0) ") }
+                }
+            }
+            try await tmux.waitFor("four queued") { listed($0) == ["a.bin", "b.bin", "c.bin", "d.bin"] }
+            // d to the front; then b down one: d a c b.
+            try await tmux.press("3", "G", "T")
+            try await tmux.waitFor("d first") { listed($0) == ["d.bin", "a.bin", "b.bin", "c.bin"] }
+            try await tmux.press("g", "j", "j", "J")
+            try await tmux.waitFor("b after c") { listed($0) == ["d.bin", "a.bin", "c.bin", "b.bin"] }
+
+            // C cancels every unfinished task, A retries them: one key each.
+            try await tmux.press("C")
+            try await tmux.waitFor("all cancelled") {
+                $0.text.contains("cancelling 4 tasks") && $0.text.contains("⊘ 4")
+            }
+            try await tmux.press("A")
+            try await tmux.waitFor("all queued again") {
+                $0.text.contains("retrying 4 tasks") && $0.text.contains("· 4")
+            }
+            try await tmux.press("p")
+            try await tmux.waitFor("all sent", timeout: .seconds(30)) { $0.text.contains("✔ 4") }
+            let order = ["d.bin", "a.bin", "c.bin", "b.bin"].map { name -> Int64 in
+                var info = stat()
+                stat(saved.path + "/" + name, &info)
+                return Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+            }
+            #expect(order.allSatisfy { $0 > 0 } && order == order.sorted(), "received in the order shown: \(order)")
+            // D clears the list.
+            try await tmux.press("D")
+            try await tmux.waitFor("an empty list") {
+                $0.text.contains("removed 4 finished tasks") && $0.text.contains("no uploads yet")
+            }
+            try await tmux.press("q")
+        }
+    }
+}
