@@ -123,7 +123,9 @@ import Testing
                     return ["a.bin", "b.bin", "c.bin", "d.bin"].first { halves[1].contains(" \($0) ") }
                 }
             }
-            try await tmux.waitFor("four queued") { listed($0) == ["a.bin", "b.bin", "c.bin", "d.bin"] }
+            let queued = try await tmux.waitFor("four queued") { listed($0) == ["a.bin", "b.bin", "c.bin", "d.bin"] }
+            #expect(
+                queued.filter { $0.contains("[") && $0.contains(" paused ") }.count == 4, "queued, and they say paused")
             // d to the front; then b down one: d a c b.
             try await tmux.press("3", "G", "T")
             try await tmux.waitFor("d first") { listed($0) == ["d.bin", "a.bin", "b.bin", "c.bin"] }

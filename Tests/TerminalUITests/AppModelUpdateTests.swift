@@ -443,6 +443,27 @@ import UploadPlan
         #expect(m.selectedTask?.id == m.responseTask && m.responseTask != m.tasks.visible.first, "not the first task")
     }
 
+    /// `x` in the Response pane: the request as it went, its secret header masked.
+    @Test func theResponsePaneShowsTheRequestAsItWent() {
+        var m = Fixtures.busyModel()
+        _ = m.update(.key(.character("U")))
+        guard case .upload(let requests, _)? = m.update(.key(.character("U"))).first else {
+            Issue.record("U uploads")
+            return
+        }
+        var task = Fixtures.task(9, "身份证 正面.jpg", state: .succeeded)
+        task.request = requests[0]
+        _ = m.update(.engine(.added(task)))
+        m.focus = .response
+        _ = m.update(.key(.character("x")))
+        let screen = Fixtures.render(m).joined(separator: "\n")
+        #expect(screen.contains("> POST http://127.0.0.1:8080/upload"), "\(screen)")
+        #expect(screen.contains("> Authorization: Bearer ••••••") && !screen.contains("Bearer abc"))
+        #expect(screen.contains(#"> part "user_id" = "42""#))
+        _ = m.update(.key(.character("x")))
+        #expect(!Fixtures.render(m).joined().contains("> POST"))
+    }
+
     @Test func concurrencyStaysBetweenOneAnd64() {
         var m = Fixtures.model()
         m.queue.concurrency = 1

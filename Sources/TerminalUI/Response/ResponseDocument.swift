@@ -66,6 +66,7 @@ public struct ResponseDocument: Sendable {
             return
         }
         lines = Self.transferLines(task)
+        if state.showRequest { lines += Self.requestLines(task.request, secretNames: secretNames) }
         guard let response = task.response else {
             lines += Self.noResponse(task)
             bodyStart = lines.count
@@ -98,6 +99,13 @@ public struct ResponseDocument: Sendable {
 
     static func note(_ text: String) -> Line {
         Line(spans: [Span(text, Style.plain.dimmed)])
+    }
+
+    /// The request as it went, secrets masked (`x`), then a blank line.
+    static func requestLines(_ request: UploadRequest, secretNames: Set<String>) -> [Line] {
+        RequestDescription.lines(for: request, secretFields: secretNames, secretHeaders: secretNames).map {
+            Line(spans: [Span(ResponseText.displayable($0), Style.fg(.blue))])
+        } + [Line(spans: [])]
     }
 
     /// A resumable transfer: where it lives on the server, where it went

@@ -18,6 +18,8 @@ public struct ResponseViewState: Sendable, Hashable {
     /// The first line shown.
     public var scroll: Int
     public var showHeaders: Bool
+    /// The request as it went (`x`): method, URL, headers, parts.
+    public var showRequest = false
     public var mode: Mode
     /// Raw mode shows JSON pretty-printed (2-space indent) instead of as received.
     public var pretty: Bool
@@ -155,6 +157,11 @@ public struct ResponseViewState: Sendable, Hashable {
         rebuild(from: document, viewHeight: viewHeight)
     }
 
+    public mutating func toggleRequest(in document: ResponseDocument, viewHeight: Int) {
+        showRequest.toggle()
+        rebuild(from: document, viewHeight: viewHeight)
+    }
+
     /// Switches between the JSON tree and the raw body.
     public mutating func toggleRaw(in document: ResponseDocument, viewHeight: Int) {
         mode = mode == .tree ? .raw : .tree
@@ -181,7 +188,7 @@ public struct ResponseViewState: Sendable, Hashable {
     ///
     /// ↑↓/j k move, PgUp PgDn page, Home End/g G first and last line,
     /// ←/h collapse or go to the parent, →/l expand or go to the first
-    /// child, Enter/Space toggle, E/C expand/collapse all, i headers,
+    /// child, Enter/Space toggle, E/C expand/collapse all, i headers, x the request,
     /// w raw/tree, P pretty/as received, s shows or masks secrets, the
     /// wheel scrolls 3 lines.
     @discardableResult
@@ -201,6 +208,7 @@ public struct ResponseViewState: Sendable, Hashable {
         case .character("E"): expandAll(in: document, viewHeight: viewHeight)
         case .character("C"): collapseAll(in: document, viewHeight: viewHeight)
         case .character("i"): toggleHeaders(in: document, viewHeight: viewHeight)
+        case .character("x"): toggleRequest(in: document, viewHeight: viewHeight)
         case .character("w"): toggleRaw(in: document, viewHeight: viewHeight)
         case .character("P"): togglePretty(in: document, viewHeight: viewHeight)
         case .character("s"): toggleSecrets(in: document, viewHeight: viewHeight)

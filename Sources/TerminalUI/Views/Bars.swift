@@ -113,7 +113,8 @@ enum Bars {
             ] + common
         case .response:
             return [
-                ("↑↓", "move"), ("←→", "fold"), ("Enter", "toggle"), ("E/C", "all"), ("i", "headers"), ("w", "raw"),
+                ("↑↓", "move"), ("←→", "fold"), ("Enter", "toggle"), ("E/C", "all"), ("i", "headers"), ("x", "request"),
+                ("w", "raw"),
                 ("P", "pretty"), ("s", "secrets"),
             ] + common
         }

@@ -44,7 +44,7 @@ enum HelpView {
             [
                 ("Enter (Tasks)", "show the selected task's response"), ("← → or h l", "collapse / expand a JSON node"),
                 ("Enter or Space", "toggle a node"), ("E / C", "expand all / collapse all"),
-                ("i", "show or hide headers"),
+                ("i", "show or hide headers"), ("x", "show or hide the request as it went (secrets masked)"),
                 ("w", "raw body or JSON tree"), ("P", "pretty-print the raw body"),
                 ("s", "show or mask the secrets the server echoed"),
             ]

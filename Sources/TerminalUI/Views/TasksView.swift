@@ -65,7 +65,9 @@ enum TasksView {
         for row in 0..<list.height {
             let index = top + row
             guard index < visible.count, let task = model.tasks[visible[index]] else { break }
-            drawRow(task, marked: model.markedTasks.contains(task.id), columns: columns, into: &grid, at: list.row(row))
+            drawRow(
+                task, marked: model.markedTasks.contains(task.id), paused: model.queue.isPaused, columns: columns,
+                into: &grid, at: list.row(row))
             if index == model.cursor(.tasks) { ListPanes.highlight(&grid, list.row(row), focused: focused) }
         }
         drawTotals(model.tasks.totals, into: &grid, at: totalsRow)
@@ -87,7 +89,8 @@ enum TasksView {
     }
 
     static func drawRow(
-        _ task: TaskSnapshot, marked: Bool = false, columns: Columns, into grid: inout Grid, at rect: Rect
+        _ task: TaskSnapshot, marked: Bool = false, paused: Bool = false, columns: Columns, into grid: inout Grid,
+        at rect: Rect
     ) {
         let (mark, markStyle) = glyph(task.state)
         let progress = task.progress
@@ -146,7 +149,8 @@ enum TasksView {
         if columns.eta {
             x +=
                 grid.put(
-                    TextWidth.fit(etaText(task), toColumns: Columns.etaWidth, alignRight: true), x: x, y: y,
+                    TextWidth.fit(etaText(task, paused: paused), toColumns: Columns.etaWidth, alignRight: true), x: x,
+                    y: y,
                     style: Style.plain.dimmed, clip: rect) + 1
         }
         let status = task.response.map { String($0.status) } ?? "—"
@@ -171,11 +175,11 @@ enum TasksView {
     }
 
     /// ETA while sending; otherwise a word for where the task is.
-    static func etaText(_ task: TaskSnapshot) -> String {
+    static func etaText(_ task: TaskSnapshot, paused: Bool = false) -> String {
         switch task.state {
         case .sending: return task.progress.eta.map { "ETA " + Format.duration($0) } ?? ""
         case .awaitingResponse: return "waiting"
-        case .queued: return "queued"
+        case .queued: return paused ? "paused" : "queued"
         case .waitingForDependency: return "after"
         case .waitingToRetry: return task.retryDelay.map { "retry " + Format.duration($0) } ?? "retry"
         case .interrupted(nil): return task.request.isResumable ? "resumable" : "to resend"
