@@ -494,13 +494,22 @@ import UploadPlan
     @Test func quitAsksWhileUploadsRun() {
         var m = Fixtures.busyModel()
         #expect(m.update(.key(.character("q"))).isEmpty)
-        #expect(m.overlay == .confirmQuit(running: 2))
+        #expect(m.overlay == .confirmQuit)
+        #expect(Fixtures.render(m).contains { $0.contains("2 uploads are not finished.") })
+        // The dialog counts what is unfinished now, not when q was pressed.
+        _ = m.update(.engine(.finished(Fixtures.task(2, "身份证 反面.jpg", state: .succeeded))))
+        #expect(Fixtures.render(m).contains { $0.contains("1 upload is not finished.") })
+        _ = m.update(.engine(.finished(Fixtures.task(3, "build-artifact.tar.gz", state: .succeeded))))
+        #expect(Fixtures.render(m).contains { $0.contains("Every upload has finished.") })
         #expect(m.update(.key(.character("n"))).isEmpty)
         #expect(m.overlay == nil)
         #expect(!m.quitting)
-        _ = m.update(.key(.character("q")))
-        #expect(m.update(.key(.character("y"))) == [.quit])
+        // Nothing runs now: q quits without asking.
+        #expect(m.update(.key(.character("q"))) == [.quit])
         #expect(m.quitting)
+        var busy = Fixtures.busyModel()
+        _ = busy.update(.key(.character("q")))
+        #expect(busy.update(.key(.character("y"))) == [.quit] && busy.quitting)
 
         var idle = Fixtures.model()
         #expect(idle.update(.key(.character("q"))) == [.quit])

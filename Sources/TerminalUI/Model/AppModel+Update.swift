@@ -452,7 +452,7 @@ extension AppModel {
     private mutating func requestQuit() -> [Effect] {
         let running = tasks.unfinishedCount
         if running > 0 {
-            overlay = .confirmQuit(running: running)
+            overlay = .confirmQuit
             return []
         }
         quitting = true

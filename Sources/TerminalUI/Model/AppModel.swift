@@ -21,7 +21,7 @@ public enum Overlay: Sendable, Hashable {
     case browser(FileBrowser)
     case editor(EditorForm)
     /// `q` while uploads run: quit and cancel them?
-    case confirmQuit(running: Int)
+    case confirmQuit
     /// `L`: the finished uploads of earlier sessions.
     case history(HistoryBrowser)
     /// `O`: the profiles file's profiles, to load one.

@@ -218,6 +218,11 @@ enum ConfirmView {
         let rect = grid.bounds.centered(width: 60, height: 5)
         Frame.dialog(&grid, rect, title: "Quit?")
         let inner = rect.inset(1)
+        guard running > 0 else {
+            grid.put("Every upload has finished.", x: inner.x + 1, y: inner.y, style: Style.fg(.green), clip: inner)
+            grid.put("Quit?  y / n", x: inner.x + 1, y: inner.y + 2, clip: inner)
+            return
+        }
         grid.put(
             "\(running) upload\(running == 1 ? " is" : "s are") not finished.", x: inner.x + 1, y: inner.y,
             style: Style.fg(.yellow).bolded, clip: inner)

@@ -20,7 +20,9 @@ public enum Screen {
         case .help(let scroll): HelpView.render(scroll: scroll, into: &grid)
         case .browser(let browser): BrowserView.render(browser, into: &grid)
         case .editor(let form): EditorView.render(form, into: &grid)
-        case .confirmQuit(let running): ConfirmView.render(running: running, journaled: model.journaled, into: &grid)
+        // The count as it is now, not when q was pressed: uploads go on finishing under the dialog.
+        case .confirmQuit:
+            ConfirmView.render(running: model.tasks.unfinishedCount, journaled: model.journaled, into: &grid)
         case .history(let history): HistoryView.render(history, into: &grid)
         case .profiles(let picker): ProfilesView.render(picker, into: &grid)
         case nil: break
