@@ -158,3 +158,40 @@ import Testing
         }
     }
 }
+
+/// History's Enter as a user meets it: files are staged already, so it
+/// asks; `a` adds the earlier upload's file, marked, and `u` sends exactly
+/// that upload again, not the rest.
+@Suite(.serialized) struct HistoryRestageUITests {
+    @Test func restagingAddsTheEarlierUploadMarkedAndUSendsOnlyIt() async throws {
+        try await withReceiver { receiver, _ in
+            let work = TemporaryDirectory()
+            _ = work.file("身份证 正面.jpg", [0xFF, 0xD8, 0xFF, 0xD9])
+            _ = work.file("other.bin", [1, 2, 3])
+            let environment = ["HOME": work.path, "XDG_STATE_HOME": work.path + "/state"]
+            let first = try await hoist(
+                ["send", receiver.baseURL + "/ocr", "-F", "image=@\(work.path)/身份证 正面.jpg"], environment: environment)
+            #expect(first.status == 0, "\(first.stderr)")
+
+            let tmux = try await Tmux.start(width: 120, height: 32, directory: work.path)
+            defer { Task { await tmux.kill() } }
+            try await tmux.type(
+                "XDG_STATE_HOME=\(work.path)/state \(hoistBinary) tui \(receiver.baseURL)/elsewhere other.bin")
+            try await tmux.press("Enter")
+            try await tmux.waitFor("the staged file") { $0.text.contains("other.bin") }
+            try await tmux.press("L")
+            try await tmux.waitFor("the history") { $0.text.contains("身份证 正面.jpg") && $0.text.contains("/ocr") }
+            try await tmux.press("Enter")
+            try await tmux.waitFor("the question") { $0.text.contains("Stage again") && $0.text.contains("r  replace") }
+            try await tmux.press("a")
+            try await tmux.waitFor("the photo staged again, marked") {
+                $0.text.contains("● 身份证 正面.jpg") && $0.text.contains("other.bin") && $0.text.contains("1 marked")
+            }
+            let before = receiver.requestCount
+            try await tmux.press("u")
+            try await tmux.waitFor("sent") { $0.text.contains("✔ 1") }
+            #expect(receiver.requestCount == before + 1, "only the earlier upload went")
+            try await tmux.press("q")
+        }
+    }
+}

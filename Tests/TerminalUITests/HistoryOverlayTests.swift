@@ -60,6 +60,42 @@ import UploadPlan
         _ = model.update(
             .staged([StagedFile(path: "/data/身份证 正面.jpg", size: 180006, fieldName: "image")], problems: []))
         #expect(model.files.map(\.fieldName) == ["image"], "sent under the same field as before")
+        #expect(model.files.map(\.marked) == [true], "marked: u sends exactly it")
+    }
+
+    /// With files staged already, Enter asks: r replaces them, a adds the
+    /// earlier upload's files beside them, marked, so u sends only those.
+    @Test func withFilesStagedEnterAsksToReplaceOrAdd() throws {
+        var model = Fixtures.busyModel(width: 100, height: 30)
+        let before = model.files.count
+        _ = model.update(.key(.character("L")))
+        _ = model.update(.historyLoaded(try Self.items(), error: nil))
+        _ = model.update(.key(.down))
+        #expect(model.update(.key(.enter)).isEmpty)
+        #expect(model.overlay.map { if case .restage = $0 { true } else { false } } == true)
+        let screen = Fixtures.render(model).joined(separator: "\n")
+        #expect(screen.contains("1 file of that upload; \(before) files are staged now."), "\(screen)")
+        #expect(screen.contains("r  replace the staged files with them"))
+        // a: added beside the others, and only it marked.
+        #expect(model.update(.key(.character("a"))) == [.stage(paths: ["/data/身份证 正面.jpg"], field: "image")])
+        _ = model.update(
+            .staged([StagedFile(path: "/data/身份证 正面.jpg", size: 180006, fieldName: "image")], problems: []))
+        #expect(
+            model.files.count == before + 1
+                && model.files.map(\.marked) == Array(repeating: false, count: before) + [true])
+        guard case .upload(let requests, _)? = model.update(.key(.character("u"))).first else {
+            Issue.record("u uploads")
+            return
+        }
+        #expect(requests.count == 1 && requests[0].url == "https://api.example.com/ocr")
+
+        // r: the staged files give way to the earlier upload's.
+        _ = model.update(.key(.character("L")))
+        _ = model.update(.historyLoaded(try Self.items(), error: nil))
+        _ = model.update(.key(.down))
+        _ = model.update(.key(.enter))
+        _ = model.update(.key(.character("r")))
+        #expect(model.files.isEmpty)
     }
 
     @Test func anUnreadableHistoryIsSaidAndEscCloses() {

@@ -13,6 +13,18 @@ extension AppModel {
             default: self.overlay = nil
             }
             return []
+        case .restage(let item):
+            self.overlay = nil
+            switch key {
+            case .character("r"), .character("R"):
+                files = []
+                clampCursor(.files)
+                return rerun(item)
+            case .character("a"), .character("A"), .enter:
+                return rerun(item)
+            default:
+                return []
+            }
         case .confirmQuit:
             switch key {
             case .character("y"), .character("Y"), .enter:
@@ -64,8 +76,13 @@ extension AppModel {
             switch key {
             case .enter:
                 guard let item = history.selected else { return [] }
-                self.overlay = nil
-                return rerun(item)
+                // Files staged already: the user says whether these replace them or join them.
+                if files.isEmpty || item.files.isEmpty {
+                    self.overlay = nil
+                    return rerun(item)
+                }
+                self.overlay = .restage(item)
+                return []
             default:
                 self.overlay = nil
                 return []
@@ -96,6 +113,9 @@ extension AppModel {
             notice = Notice("target set to \(item.method.rawValue) \(item.url); that upload sent no files")
             return []
         }
+        // Marked as they arrive: u then sends exactly these, whatever else is staged.
+        for index in files.indices { files[index].marked = false }
+        marksWhenStaged = Set(item.files.map(\.path))
         return item.files.map { .stage(paths: [$0.path], field: $0.field) }
     }
 

@@ -28,7 +28,10 @@ extension AppModel {
             overlay = .browser(browser)
             return []
         case .staged(let staged, let problems):
-            for file in staged { stage(file) }
+            for var file in staged {
+                file.marked = marksWhenStaged.remove(file.path) != nil
+                stage(file)
+            }
             if !problems.isEmpty {
                 notice = Notice(problems.joined(separator: "; "), isError: true)
             } else if !staged.isEmpty {

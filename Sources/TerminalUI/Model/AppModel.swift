@@ -22,6 +22,8 @@ public enum Overlay: Sendable, Hashable {
     case editor(EditorForm)
     /// `q` while uploads run: quit and cancel them?
     case confirmQuit
+    /// Enter on a history item while files are staged: replace them, or add these?
+    case restage(HistoryItem)
     /// `L`: the finished uploads of earlier sessions.
     case history(HistoryBrowser)
     /// `O`: the profiles file's profiles, to load one.
@@ -61,6 +63,9 @@ public struct AppModel: Sendable {
     public var overlay: Overlay?
     /// The `/` filter while it is typed.
     public var filterInput: TextInput?
+    /// Paths being staged again from the history: marked when they arrive,
+    /// so `u` sends exactly the earlier upload.
+    var marksWhenStaged: Set<String> = []
     /// The next task the engine reports added is selected: `u` just queued it.
     var selectsNextAdded = false
     /// Tasks marked with Space in the Tasks pane: c, r and d act on them.

@@ -89,6 +89,7 @@ enum Bars {
                 (".", "hidden"), ("⌫", "up"), ("Esc", "close"),
             ]
         case .history: return [("Enter", "stage again"), ("↑↓", "move"), ("g/G", "first/last"), ("Esc", "close")]
+        case .restage: return [("r", "replace"), ("a", "add, marked"), ("Esc", "cancel")]
         case .profiles: return [("Enter", "load profile"), ("↑↓", "move"), ("Esc", "close")]
         case nil: break
         }

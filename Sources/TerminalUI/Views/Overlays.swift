@@ -214,6 +214,19 @@ enum EditorView {
 }
 
 enum ConfirmView {
+    /// History's Enter while files are staged: what becomes of them.
+    static func renderRestage(_ item: HistoryItem, staged: Int, into grid: inout Grid) {
+        let rect = grid.bounds.centered(width: 64, height: 6)
+        Frame.dialog(&grid, rect, title: "Stage again")
+        let inner = rect.inset(1)
+        let count = item.files.count
+        grid.put(
+            "\(count) file\(count == 1 ? "" : "s") of that upload; \(staged) file\(staged == 1 ? " is" : "s are") staged now.",
+            x: inner.x + 1, y: inner.y, style: Style.plain.bolded, clip: inner)
+        grid.put("r  replace the staged files with them", x: inner.x + 1, y: inner.y + 2, clip: inner)
+        grid.put("a  add them, marked: u sends only them   Esc  cancel", x: inner.x + 1, y: inner.y + 3, clip: inner)
+    }
+
     static func render(running: Int, journaled: Bool, into grid: inout Grid) {
         let rect = grid.bounds.centered(width: 60, height: 5)
         Frame.dialog(&grid, rect, title: "Quit?")

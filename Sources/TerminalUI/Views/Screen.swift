@@ -24,6 +24,7 @@ public enum Screen {
         case .confirmQuit:
             ConfirmView.render(running: model.tasks.unfinishedCount, journaled: model.journaled, into: &grid)
         case .history(let history): HistoryView.render(history, into: &grid)
+        case .restage(let item): ConfirmView.renderRestage(item, staged: model.files.count, into: &grid)
         case .profiles(let picker): ProfilesView.render(picker, into: &grid)
         case nil: break
         }
