@@ -320,7 +320,10 @@ import Testing
             let send = try Subprocess(
                 hoistBinary, ["send", receiver.baseURL + "/upload?stall=20000", "-F", "a=b", "-s"],
                 environment: hoistEnvironment(["XDG_STATE_HOME": state.path]), timeout: .seconds(60))
-            try await Task.sleep(for: .seconds(1.5))
+            // Once the request is on the server, hoist has its SIGINT handler (a busy machine starts it late).
+            try await JournalTests.waitUntil("the request on the server", timeout: .seconds(30)) {
+                receiver.requestCount >= 1
+            }
             kill(send.pid, SIGINT)
             let result = await send.result()
             let stderr = String(decoding: result.stderr, as: UTF8.self)
