@@ -21,7 +21,7 @@ work=$(mktemp -d)
 trap 'tmux kill-session -t "$session" 2>/dev/null || true; rm -rf "$work"' EXIT
 
 tmux -f /dev/null new-session -d -s "$session" -x "$cols" -y "$rows" \
-  env LANG=C.UTF-8 TERM=tmux-256color "$bin" demo --large-size 300 --read-rate 8
+  env LANG=C.UTF-8 TERM=tmux-256color "$bin" demo --large-size 300 --read-rate 8M
 
 capture() { tmux capture-pane -e -p -t "$session" >"$work/$1.ansi"; python3 scripts/ansi_to_png.py "$work/$1.ansi" "$out/$1.png" "$cols" "$rows"; echo "$out/$1.png"; }
 wait_for() { # wait_for TEXT: poll the screen until it shows TEXT

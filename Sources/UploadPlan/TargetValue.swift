@@ -225,6 +225,16 @@ public enum TargetValue {
         return number << shift
     }
 
+    /// `--read-rate` of `hoist receive` and `hoist demo`: bytes per second,
+    /// with K, M, G (binary) as for sizes; `0` is no limit (`nil`).
+    public static func readRate(_ text: String) throws(TargetValueError) -> Int? {
+        guard let rate = bytes(text), rate <= Int64(Int.max) else {
+            throw TargetValueError(
+                "\(quoted(text)) is not a rate: give bytes per second, e.g. 40M or 300K; 0 for no limit")
+        }
+        return rate == 0 ? nil : Int(rate)
+    }
+
     /// `auto` or `8M`, as `chunkSize(_:)` reads it back.
     public static func text(chunk: TusChunkSize) -> String {
         switch chunk {

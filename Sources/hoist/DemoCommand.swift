@@ -26,8 +26,10 @@ struct DemoCommand: AsyncParsableCommand {
     @Option(
         name: .customLong("read-rate"),
         help: ArgumentHelp(
-            "How fast the receiver reads each body, so progress can be watched (0: no limit).", valueName: "MiB/s"))
-    var readRateMiB: Int = 40
+            "How fast the receiver reads each body, so progress can be watched: bytes per second, K M G binary "
+                + "(default 40M; 0: no limit).", valueName: "rate"),
+        transform: { text in try ReceiveCommand.rate(text) })
+    var readRate: Int? = 40 << 20
 
     @Flag(name: .customLong("no-ui"), help: "Print progress rows instead of opening the UI.")
     var noUI = false
@@ -43,7 +45,7 @@ struct DemoCommand: AsyncParsableCommand {
         // Hundreds of MB of samples and received copies: removed on the way out unless asked for.
         defer { if !keep { try? FileManager.default.removeItem(atPath: folder.path) } }
         var configuration = ReceiverConfiguration(directory: folder.path + "/received")
-        configuration.readBytesPerSecond = readRateMiB > 0 ? readRateMiB << 20 : nil
+        configuration.readBytesPerSecond = readRate
         configuration.allowsTestKnobs = true
         let receiver = Receiver(configuration: configuration)
         try await receiver.start()

@@ -89,8 +89,16 @@ struct ReceiveCommand: AsyncParsableCommand {
 
     @Option(
         name: .customLong("read-rate"),
-        help: ArgumentHelp("Read request bodies at most this fast, to watch progress.", valueName: "bytes/s"))
+        help: ArgumentHelp(
+            "Read request bodies at most this fast, to watch progress: bytes per second, K M G binary (e.g. 8M).",
+            valueName: "rate"),
+        transform: { text in try ReceiveCommand.rate(text) })
     var readRate: Int?
+
+    /// One reading of `--read-rate` for `receive` and `demo`.
+    static func rate(_ text: String) throws -> Int? {
+        do { return try TargetValue.readRate(text) } catch { throw ValidationError(error.description) }
+    }
 
     func run() async throws {
         var configuration = ReceiverConfiguration(directory: dir)

@@ -36,9 +36,13 @@ import UploadPlan
         let rows = screen.filter { $0.contains("2026-11-23") }
         #expect(rows.count == 2)
         #expect(
-            rows[0].contains("✘ 200 POST  back.jpg") && rows[0].contains("2.00 KiB  12 ms  2026-11-23 08:30:02"),
+            rows[0].contains("✘ 200 POST  back.jpg") && rows[0].contains("2.00 KiB    12 ms  2026-11-23 08:30:02"),
             "\(rows)")
-        #expect(rows[1].contains("✔ 200 PUT  身份证 正面.jpg"))
+        #expect(rows[1].contains("✔ 200 PUT   身份证 正面.jpg") && rows[1].contains(" 176 KiB    35 ms  "))
+        // Columns line up: sizes and times end at the same column on every row.
+        let timeColumn = rows.map { TextWidth.columns(of: String($0[..<$0.range(of: "2026")!.lowerBound])) }
+        #expect(timeColumn[0] == timeColumn[1], "\(timeColumn)")
+        #expect(Format.milliseconds(71191) == "1m12s" && Format.milliseconds(7250) == "7.2 s")
         // The selected (newest) one's detail: URL, the server's message, its file, the answer.
         let text = screen.joined(separator: "\n")
         #expect(text.contains("POST https://api.example.com/ocr"))

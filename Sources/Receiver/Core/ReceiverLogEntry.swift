@@ -36,17 +36,19 @@ public struct ReceiverLogEntry: Sendable {
         return words.joined(separator: " ")
     }
 
+    /// `21.9 KiB`, as the UI and `hoist send` write sizes (the Receiver
+    /// stands alone, so it has its own few lines for it).
     static func formatBytes(_ bytes: Int64) -> String {
         if bytes < 1024 { return "\(bytes) B" }
         var value = Double(bytes) / 1024
-        for unit in ["KB", "MB", "GB"] {
-            if value < 1024 || unit == "GB" {
-                let tenths = (value * 10).rounded() / 10
-                return "\(tenths) \(unit)"
-            }
+        var unit = 0
+        let units = ["KiB", "MiB", "GiB", "TiB"]
+        while value >= 1024, unit < units.count - 1 {
             value /= 1024
+            unit += 1
         }
-        return "\(bytes) B"
+        let digits = value < 10 ? 2 : value < 100 ? 1 : 0
+        return String(format: "%.\(digits)f", value) + " " + units[unit]
     }
 
     static func milliseconds(_ duration: Duration) -> Int64 {

@@ -27,6 +27,13 @@ public enum Format {
         return "\(total / 3600)h" + twoDigits(total / 60 % 60) + "m"
     }
 
+    /// `35 ms`, `7.2 s`, then as `duration`: `1m11s`.
+    public static func milliseconds(_ ms: Int64) -> String {
+        if ms < 1000 { return "\(ms) ms" }
+        if ms < 60_000 { return "\(ms / 1000).\(ms % 1000 / 100) s" }
+        return duration(.milliseconds(ms))
+    }
+
     /// A percentage that reads 100% only when complete.
     public static func percent(_ fraction: Double) -> String {
         let value = Int((fraction * 100).rounded(.down))

@@ -25,8 +25,13 @@ enum HistoryView {
         x += grid.put(item.ok ? "✔ " : "✘ ", x: x, y: y, style: Style.fg(item.ok ? .green : .red).bolded, clip: list)
         x += grid.put(
             item.status.map { "\($0) " } ?? "--- ", x: x, y: y, style: Style.fg(item.ok ? .green : .red), clip: list)
-        x += grid.put(item.method.rawValue + "  ", x: x, y: y, style: Style.plain.dimmed, clip: list)
-        let tail = "\(Format.bytes(item.bytesSent))  \(item.durationMs) ms  \(item.displayTime)"
+        x += grid.put(
+            TextWidth.fit(item.method.rawValue, toColumns: 5) + " ", x: x, y: y, style: Style.plain.dimmed, clip: list)
+        // Fixed widths, so sizes and times line up from row to row.
+        let tail =
+            TextWidth.fit(Format.bytes(item.bytesSent), toColumns: 10, alignRight: true) + "  "
+            + TextWidth.fit(Format.milliseconds(item.durationMs), toColumns: 7, alignRight: true) + "  "
+            + item.displayTime
         let tailWidth = TextWidth.columns(of: tail)
         grid.put(item.name, x: x, y: y, maxWidth: max(1, list.maxX - 2 - tailWidth - x), clip: list)
         grid.put(tail, x: list.maxX - 1 - tailWidth, y: y, style: Style.plain.dimmed, clip: list)
