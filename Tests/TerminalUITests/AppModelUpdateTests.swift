@@ -487,6 +487,15 @@ import UploadPlan
         // A task that finishes leaves the "sending" filter.
         _ = m.update(.engine(.finished(Fixtures.task(3, "build-artifact.tar.gz", state: .succeeded))))
         #expect(m.tasks.visible == [TaskID(2)])
+        // The words the help lists: succeeded as well as done; a glob as in the browser.
+        for (word, expected) in [
+            ("succeeded", [TaskID(1), TaskID(3)]), ("done", [TaskID(1), TaskID(3)]),
+            ("running", [TaskID(2)]), ("*.jpg", [TaskID(1), TaskID(2)]), ("build-*.gz", [TaskID(3)]),
+        ] {
+            _ = m.update(.key(.control("u")))
+            type(word, into: &m)
+            #expect(m.tasks.visible == expected, "\(word)")
+        }
         _ = m.update(.key(.escape))
         #expect(m.tasks.visible.count == 3)
     }

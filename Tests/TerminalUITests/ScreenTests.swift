@@ -10,7 +10,7 @@ import UploadPlan
         #expect(
             Fixtures.render(Fixtures.busyModel(width: 120, height: 40)) == [
                 " Hoist │ POST http://127.0.0.1:8080/upload · multipart                                    task per file │ ▶ running 2/3",
-                "╭─ Files ─────────────── 3 · 200 MiB ─╮╭─ Tasks ───────────────────────────────────────────────────────────────── 1/3 ─╮",
+                "╭─ Files ───────────── 1/3 · 200 MiB ─╮╭─ Tasks ───────────────────────────────────────────────────────────────── 1/3 ─╮",
                 "│  身份证 正面.jpg             176 KiB││✔ 身份证 正面.jpg    [████████] 100%   176 KiB/176 KiB                   2s 200│",
                 "│    image/jpeg  → field image        ││↑ 身份证 反面.jpg    [███░░░░░]  49%  87.9 KiB/176 KiB 1.00 MiB/s    ETA 1s   —│",
                 "│  身份证 反面.jpg             176 KiB││↑ build-artifact.ta… [█░░░░░░░]  24%  50.0 MiB/200 MiB 40.0 MiB/s    ETA 4s   —│",
@@ -58,7 +58,7 @@ import UploadPlan
         #expect(
             lines == [
                 " Hoist │ POST http://127.0.0.1:8080/upload · multipart            ▶ running 2/3",
-                "╭─ Files ──────────────────── 3 · 200 MiB ─╮╭─ Fields & headers ─────────── 2 ─╮",
+                "╭─ Files ────────────────── 1/3 · 200 MiB ─╮╭─ Fields & headers ─────────── 2 ─╮",
                 "│  身份证 正面.jpg       176 KiB image/jpeg││ F user_id = 42                   │",
                 "│  身份证 反面.jpg       176 KiB image/jpeg││ H Authorization: ••••••          │",
                 "│  build-artifact.tar…   200 MiB applicati…││                                  │",

@@ -1,3 +1,4 @@
+import Glibc
 import UploadEngine
 
 /// The tasks the UI knows, in the order queued tasks start in (the order
@@ -79,10 +80,33 @@ public struct TaskList: Sendable {
         visibleSet = Set(visible)
     }
 
+    /// A name's part, a glob (`*.jpg`, as the browser's filter), or a
+    /// state word (`Self.stateWords`).
     private func matches(_ task: TaskSnapshot) -> Bool {
         guard !filter.isEmpty else { return true }
         let needle = filter.lowercased()
-        return task.request.displayName.lowercased().contains(needle) || task.state.name.hasPrefix(needle)
+        let name = task.request.displayName.lowercased()
+        if needle.contains("*") || needle.contains("?") {
+            if fnmatch(needle, name, 0) == 0 { return true }
+        } else if name.contains(needle) {
+            return true
+        }
+        return Self.stateWords(task.state).contains { $0.hasPrefix(needle) }
+    }
+
+    /// The words `/` knows for a state, as the help lists them.
+    static func stateWords(_ state: TaskState) -> [String] {
+        switch state {
+        case .queued: return ["queued", "waiting"]
+        case .waitingForDependency: return ["waiting", "after"]
+        case .sending: return ["sending", "running"]
+        case .awaitingResponse: return ["awaiting response", "running"]
+        case .waitingToRetry: return ["retry pending", "waiting"]
+        case .succeeded: return ["done", "succeeded", "ok"]
+        case .failed: return ["failed", "error"]
+        case .cancelled: return ["cancelled", "canceled"]
+        case .interrupted: return ["interrupted"]
+        }
     }
 
     /// Sums over every task (not just the visible ones), for the totals line.

@@ -4,9 +4,12 @@ enum ListPanes {
         let focused = model.focus == .files && model.overlay == nil
         let marked = model.files.filter(\.marked).count
         let total = model.files.reduce(Int64(0)) { $0 + $1.size }
+        // As the Tasks pane's: where the cursor is, then what is staged.
         let trailer =
             model.files.isEmpty
-            ? "" : (marked > 0 ? "\(marked) marked · " : "") + "\(model.files.count) · \(Format.bytes(total))"
+            ? ""
+            : (marked > 0 ? "\(marked) marked · " : "") + position(model.cursor(.files), of: model.files.count) + " · "
+                + Format.bytes(total)
         Frame.draw(&grid, rect, title: Pane.files.title, focused: focused, trailer: trailer)
         let inner = rect.inset(1)
         guard !inner.isEmpty else { return }

@@ -34,7 +34,10 @@ enum HelpView {
                 ("Space, *", "mark a task, mark all shown: c, r and d then act on the marked tasks"),
                 ("C, A, D", "cancel every unfinished task, retry every failed one, remove every finished one"),
                 ("p", "pause or resume the queue"), ("+ / -", "more or fewer uploads at once"),
-                ("/", "filter tasks by name or state"),
+                (
+                    "/",
+                    "filter tasks: part of a name, a glob (*.jpg), or a state: running, waiting, done, failed, cancelled, interrupted"
+                ),
                 ("d", "remove a finished task from the list"),
                 ("L", "history: earlier uploads; Enter stages one again"),
             ]
