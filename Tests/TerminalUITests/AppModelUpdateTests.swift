@@ -464,6 +464,31 @@ import UploadPlan
         #expect(!Fixtures.render(m).joined().contains("> POST"))
     }
 
+    /// `v` on a value cut at the pane's edge shows it whole, wrapped, in a dialog.
+    @Test func aLongValueIsReadWholeWithV() {
+        var m = Fixtures.model(width: 80, height: 24)
+        let long = (1...40).map { "word\($0)" }.joined(separator: " ")
+        let task = Fixtures.task(
+            1, "a.jpg", state: .succeeded, response: Fixtures.jsonResponse(#"{"RETMSG":"\#(long)","end":"ZZZ"}"#))
+        _ = m.update(.engine(.added(task)))
+        m.focus = .response
+        let before = Fixtures.render(m).joined(separator: "\n")
+        #expect(before.contains("word1 ") && !before.contains("word40"), "cut at the pane's edge")
+        _ = m.update(.key(.down))  // $
+        _ = m.update(.key(.down))  // $.RETMSG
+        _ = m.update(.key(.character("v")))
+        guard case .value(let title, _, _)? = m.overlay else {
+            Issue.record("v opens no dialog")
+            return
+        }
+        #expect(title == "$.RETMSG")
+        let screen = Fixtures.render(m).joined(separator: "\n")
+        #expect(screen.contains("word40") && screen.contains("word1 "), "\(screen)")
+        _ = m.update(.key(.escape))
+        #expect(m.overlay == nil)
+        #expect(TextWidth.wrap("身份证正面", toColumns: 5) == ["身份", "证正", "面"], "a wide character is never split")
+    }
+
     @Test func concurrencyStaysBetweenOneAnd64() {
         var m = Fixtures.model()
         m.queue.concurrency = 1

@@ -13,6 +13,15 @@ extension AppModel {
             default: self.overlay = nil
             }
             return []
+        case .value(let title, let text, let scroll):
+            switch key {
+            case .down, .character("j"): self.overlay = .value(title: title, text: text, scroll: scroll + 1)
+            case .up, .character("k"): self.overlay = .value(title: title, text: text, scroll: max(0, scroll - 1))
+            case .pageDown, .character(" "): self.overlay = .value(title: title, text: text, scroll: scroll + 10)
+            case .pageUp: self.overlay = .value(title: title, text: text, scroll: max(0, scroll - 10))
+            default: self.overlay = nil
+            }
+            return []
         case .restage(let item):
             self.overlay = nil
             switch key {

@@ -171,7 +171,17 @@ extension AppModel {
 
     private mutating func handlePaneKey(_ key: Key) -> [Effect] {
         if focus == .response {
-            response.handle(key, document: responseDocument, viewHeight: ScreenLayout(size: size).listHeight(.response))
+            let document = responseDocument
+            let height = ScreenLayout(size: size).listHeight(.response)
+            if key == .character("v") {
+                // A value too long for the pane, read whole.
+                let at = response.window(lineCount: document.lines.count, viewHeight: height).cursor
+                guard document.lines.indices.contains(at) else { return [] }
+                let text = document.lines[at].spans.map(\.text).joined()
+                overlay = .value(title: document.lines[at].path ?? "line \(at + 1)", text: text, scroll: 0)
+                return []
+            }
+            response.handle(key, document: document, viewHeight: height)
             return []
         }
         if moveCursor(key) { return [] }

@@ -22,6 +22,8 @@ public enum Overlay: Sendable, Hashable {
     case editor(EditorForm)
     /// `q` while uploads run: quit and cancel them?
     case confirmQuit
+    /// `v` in the Response pane: the selected line whole, wrapped.
+    case value(title: String, text: String, scroll: Int)
     /// Enter on a history item while files are staged: replace them, or add these?
     case restage(HistoryItem)
     /// `L`: the finished uploads of earlier sessions.

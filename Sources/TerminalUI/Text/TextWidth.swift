@@ -54,6 +54,29 @@ public enum TextWidth {
         return out + "…"
     }
 
+    /// The text in rows of at most `width` columns, a wide character never
+    /// split; its own line breaks start new rows.
+    public static func wrap(_ text: String, toColumns width: Int) -> [String] {
+        guard width > 0 else { return [] }
+        var rows: [String] = []
+        for paragraph in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            var row = ""
+            var used = 0
+            for character in paragraph {
+                let w = columns(of: character)
+                if used + w > width {
+                    rows.append(row)
+                    row = ""
+                    used = 0
+                }
+                row.append(character)
+                used += w
+            }
+            rows.append(row)
+        }
+        return rows
+    }
+
     /// The text cut or padded with spaces to exactly `width` columns.
     public static func fit(_ text: String, toColumns width: Int, alignRight: Bool = false) -> String {
         let cut = truncate(text, toColumns: width)

@@ -90,6 +90,7 @@ enum Bars {
             ]
         case .history: return [("Enter", "stage again"), ("↑↓", "move"), ("g/G", "first/last"), ("Esc", "close")]
         case .restage: return [("r", "replace"), ("a", "add, marked"), ("Esc", "cancel")]
+        case .value: return [("↑↓", "scroll"), ("any key", "close")]
         case .profiles: return [("Enter", "load profile"), ("↑↓", "move"), ("Esc", "close")]
         case nil: break
         }
@@ -114,8 +115,8 @@ enum Bars {
             ] + common
         case .response:
             return [
-                ("↑↓", "move"), ("←→", "fold"), ("Enter", "toggle"), ("E/C", "all"), ("i", "headers"), ("x", "request"),
-                ("w", "raw"),
+                ("↑↓", "move"), ("←→", "fold"), ("Enter", "toggle"), ("v", "whole"), ("E/C", "all"), ("i", "headers"),
+                ("x", "request"), ("w", "raw"),
                 ("P", "pretty"), ("s", "secrets"),
             ] + common
         }

@@ -47,6 +47,7 @@ enum HelpView {
             [
                 ("Enter (Tasks)", "show the selected task's response"), ("← → or h l", "collapse / expand a JSON node"),
                 ("Enter or Space", "toggle a node"), ("E / C", "expand all / collapse all"),
+                ("v", "the selected line whole, wrapped (a long value, a one-line body)"),
                 ("i", "show or hide headers"), ("x", "show or hide the request as it went (secrets masked)"),
                 ("w", "raw body or JSON tree"), ("P", "pretty-print the raw body"),
                 ("s", "show or mask the secrets the server echoed"),
@@ -93,6 +94,27 @@ enum HelpView {
         if all.count > inner.height {
             grid.put(
                 " \(top + inner.height)/\(all.count) ", x: rect.maxX - 10, y: rect.maxY - 1, style: Style.fg(.cyan),
+                clip: rect)
+        }
+    }
+}
+
+/// `v`: one line of the Response pane whole, wrapped to the dialog.
+enum ValueView {
+    static func render(title: String, text: String, scroll: Int, into grid: inout Grid) {
+        let outer = grid.bounds.inset(1)
+        let width = min(100, outer.width)
+        let rows = TextWidth.wrap(text, toColumns: max(1, width - 4))
+        let rect = outer.centered(width: width, height: min(outer.height, rows.count + 2))
+        Frame.dialog(&grid, rect, title: TextWidth.truncate(title, toColumns: max(1, width - 8)))
+        let inner = rect.inset(1)
+        let top = min(scroll, max(0, rows.count - inner.height))
+        for row in 0..<inner.height where top + row < rows.count {
+            grid.put(rows[top + row], x: inner.x + 1, y: inner.y + row, clip: inner)
+        }
+        if rows.count > inner.height {
+            grid.put(
+                " \(top + inner.height)/\(rows.count) ", x: rect.maxX - 12, y: rect.maxY - 1, style: Style.fg(.cyan),
                 clip: rect)
         }
     }

@@ -24,6 +24,8 @@ public enum Screen {
         case .confirmQuit:
             ConfirmView.render(running: model.tasks.unfinishedCount, journaled: model.journaled, into: &grid)
         case .history(let history): HistoryView.render(history, into: &grid)
+        case .value(let title, let text, let scroll):
+            ValueView.render(title: title, text: text, scroll: scroll, into: &grid)
         case .restage(let item): ConfirmView.renderRestage(item, staged: model.files.count, into: &grid)
         case .profiles(let picker): ProfilesView.render(picker, into: &grid)
         case nil: break
