@@ -487,6 +487,24 @@ import UploadPlan
         _ = m.update(.key(.escape))
         #expect(m.overlay == nil)
         #expect(TextWidth.wrap("身份证正面", toColumns: 5) == ["身份", "证正", "面"], "a wide character is never split")
+        #expect(TextWidth.wrap("ab cd efgh", toColumns: 7) == ["ab cd ", "efgh"], "broken after a space")
+    }
+
+    /// `M`: the notices whole, newest last, though the bottom line cut them.
+    @Test func theMessageLogKeepsLongNoticesWhole() {
+        var m = Fixtures.model(width: 80, height: 24)
+        let long =
+            "staged earlier but not restaged: "
+            + (1...12).map { "/data/photo-\($0).jpg: file not found" }
+            .joined(separator: "; ")
+        m.notice = Notice("staged 2 files")
+        m.notice = Notice(long, isError: true)
+        #expect(!Fixtures.render(m).joined().contains("photo-12.jpg"), "cut on the bottom line")
+        _ = m.update(.key(.character("M")))
+        let screen = Fixtures.render(m).joined(separator: "\n")
+        #expect(screen.contains("Messages") && screen.contains("✔ staged 2 files"), "\(screen)")
+        #expect(screen.contains("/data/photo-12.jpg:") && screen.contains("not found  "), "the end of the long one")
+        #expect(m.messages.count == 2)
     }
 
     @Test func concurrencyStaysBetweenOneAnd64() {

@@ -14,13 +14,18 @@ extension AppModel {
             }
             return []
         case .value(let title, let text, let scroll):
+            let step: Int
             switch key {
-            case .down, .character("j"): self.overlay = .value(title: title, text: text, scroll: scroll + 1)
-            case .up, .character("k"): self.overlay = .value(title: title, text: text, scroll: max(0, scroll - 1))
-            case .pageDown, .character(" "): self.overlay = .value(title: title, text: text, scroll: scroll + 10)
-            case .pageUp: self.overlay = .value(title: title, text: text, scroll: max(0, scroll - 10))
-            default: self.overlay = nil
+            case .down, .character("j"): step = 1
+            case .up, .character("k"): step = -1
+            case .pageDown, .character(" "): step = 10
+            case .pageUp: step = -10
+            default:
+                self.overlay = nil
+                return []
             }
+            let last = ValueView.bottom(text, size: size)
+            self.overlay = .value(title: title, text: text, scroll: max(0, min(last, scroll + step)))
             return []
         case .restage(let item):
             self.overlay = nil

@@ -133,6 +133,10 @@ extension AppModel {
         case .character("H"): overlay = .editor(entryForm(.newEntry(.header)))
         case .character("t"): overlay = .editor(TargetForm.make(target))
         case .character("I"): overlay = .editor(imageForm())
+        case .character("M"):
+            let log = messages.map { ($0.isError ? "✘ " : "✔ ") + $0.text }.joined(separator: "\n")
+            let text = log.isEmpty ? "no messages yet" : log
+            overlay = .value(title: "Messages", text: text, scroll: ValueView.bottom(text, size: size))
         case .character("u"): return upload(sendMode)
         case .character("U"): return upload(.taskPerFile)
         case .character("o"):

@@ -74,7 +74,17 @@ public struct AppModel: Sendable {
     public var markedTasks: Set<TaskID> = []
     /// What `u` makes of the staged files (`o` cycles).
     public var sendMode = SendMode.taskPerFile
-    public var notice: Notice?
+    public var notice: Notice? {
+        didSet {
+            // Every notice also goes to the log `M` shows: a long one is cut on the bottom line.
+            guard let notice, notice != oldValue else { return }
+            messages.append(notice)
+            if messages.count > Self.kept { messages.removeFirst(messages.count - Self.kept) }
+        }
+    }
+    /// The latest notices, oldest first.
+    public private(set) var messages: [Notice] = []
+    static let kept = 200
     /// The directory the file browser opens in first.
     public var startDirectory: String
     public var quitting = false

@@ -54,23 +54,26 @@ public enum TextWidth {
         return out + "…"
     }
 
-    /// The text in rows of at most `width` columns, a wide character never
-    /// split; its own line breaks start new rows.
+    /// The text in rows of at most `width` columns, broken after a space
+    /// where the row has one, a wide character never split; its own line
+    /// breaks start new rows.
     public static func wrap(_ text: String, toColumns width: Int) -> [String] {
         guard width > 0 else { return [] }
         var rows: [String] = []
         for paragraph in text.split(separator: "\n", omittingEmptySubsequences: false) {
             var row = ""
-            var used = 0
             for character in paragraph {
-                let w = columns(of: character)
-                if used + w > width {
-                    rows.append(row)
-                    row = ""
-                    used = 0
+                if columns(of: row) + columns(of: character) > width {
+                    // Carry the unfinished word over, unless it is the whole row.
+                    if let space = row.lastIndex(of: " "), space != row.startIndex {
+                        rows.append(String(row[...space]))
+                        row = String(row[row.index(after: space)...])
+                    } else {
+                        rows.append(row)
+                        row = ""
+                    }
                 }
                 row.append(character)
-                used += w
             }
             rows.append(row)
         }

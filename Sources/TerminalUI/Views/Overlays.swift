@@ -40,6 +40,7 @@ enum HelpView {
                 ),
                 ("d", "remove a finished task from the list"),
                 ("L", "history: earlier uploads; Enter stages one again"),
+                ("M", "messages: the latest notices whole, newest last"),
             ]
         ),
         (
@@ -101,11 +102,23 @@ enum HelpView {
 
 /// `v`: one line of the Response pane whole, wrapped to the dialog.
 enum ValueView {
-    static func render(title: String, text: String, scroll: Int, into grid: inout Grid) {
-        let outer = grid.bounds.inset(1)
+    /// The dialog's rectangle on a screen of `size`, and the text's rows in it.
+    static func layout(_ text: String, size: Size) -> (rect: Rect, rows: [String]) {
+        let outer = Rect(size: size).inset(1)
         let width = min(100, outer.width)
         let rows = TextWidth.wrap(text, toColumns: max(1, width - 4))
-        let rect = outer.centered(width: width, height: min(outer.height, rows.count + 2))
+        return (outer.centered(width: width, height: min(outer.height, rows.count + 2)), rows)
+    }
+
+    /// The scroll that shows the text's end.
+    static func bottom(_ text: String, size: Size) -> Int {
+        let (rect, rows) = layout(text, size: size)
+        return max(0, rows.count - rect.inset(1).height)
+    }
+
+    static func render(title: String, text: String, scroll: Int, into grid: inout Grid) {
+        let (rect, rows) = layout(text, size: grid.size)
+        let width = rect.width
         Frame.dialog(&grid, rect, title: TextWidth.truncate(title, toColumns: max(1, width - 8)))
         let inner = rect.inset(1)
         let top = min(scroll, max(0, rows.count - inner.height))
