@@ -163,3 +163,34 @@ keys U
 wait_for "KiB"
 sleep 2
 capture images
+
+# 9. A chain with a failed link: the ID card's front, then its back, then a
+#    selfie, each after the one before succeeded, to a route that answers like
+#    a verification API; the front is blurry (RETCODE 1001), so the rest are
+#    cancelled and say why.
+tmux kill-session -t "$session"
+chainhome="$work/chainhome"; mkdir -p "$chainhome"
+for name in "身份证 正面 blurry.jpg" "身份证 反面.jpg" "selfie.jpg"; do head -c 180000 /dev/urandom >"$chainhome/$name"; done
+chainport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+"$bin" receive --port "$chainport" --dir "$work/chain-received" --test-knobs >/dev/null 2>&1 &
+chainreceiver=$!
+trap 'kill $receiver $tusreceiver $picreceiver $chainreceiver 2>/dev/null || true; tmux kill-session -t "$session" 2>/dev/null || true; rm -rf "$work"' EXIT
+sleep 1
+mkdir -p "$chainhome/.config/hoist"
+cat >"$chainhome/.config/hoist/profiles.toml" <<TOML
+[idcard]
+url = "http://127.0.0.1:$chainport/verify?reply=verify"
+field = "image"
+retries = 0
+expect = ["RETCODE=0000"]
+message = "RETMSG"
+TOML
+tmux -f /dev/null new-session -d -s "$session" -x "$cols" -y "$rows" -c "$chainhome" \
+  env HOME="$chainhome" XDG_STATE_HOME= XDG_CONFIG_HOME= LANG=C.UTF-8 TERM=tmux-256color "$bin" tui \
+  --profile idcard "身份证 正面 blurry.jpg" "身份证 反面.jpg" selfie.jpg
+wait_for "selfie.jpg"
+keys o o u
+wait_for "⊘ 2"
+keys 3 j
+sleep 0.5
+capture chain

@@ -334,7 +334,7 @@ import UploadPlan
         var m = Fixtures.model()
         _ = m.update(.engine(.added(Fixtures.task(1, "a.jpg", state: .cancelled(reason: "cancelled by the user")))))
         let screen = Fixtures.render(m)
-        #expect(screen.contains { $0.contains("no response (cancelled by the user)") }, "\(screen)")
+        #expect(screen.contains { $0.contains("no response: cancelled by the user") }, "\(screen)")
         #expect(!screen.joined().contains("cancelled: cancelled"))
         #expect(UploadFailure.cancelled("the engine shut down") == "cancelled: the engine shut down")
 

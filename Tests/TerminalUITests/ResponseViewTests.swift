@@ -350,9 +350,9 @@ enum ResponseViewFixtures {
                 "no response yet (waiting for #7)"
             ])
         #expect(
-            F.text(F.render(F.pending(.cancelled(reason: "by user")), height: 1)) == [
-                "no response (cancelled: by user)"
-            ])
+            F.text(F.render(F.pending(.cancelled(reason: "front.jpg (task #1) failed: HTTP 500")), height: 3)) == [
+                "no response: cancelled", "  front.jpg (task #1) failed", "  HTTP 500",
+            ], "one clause a line")
         #expect(F.text(F.render(nil, height: 1)) == ["no task selected"])
         let grid = F.render(F.pending(.queued), height: 1)
         #expect(grid[0, 0].style.dim)

@@ -162,7 +162,9 @@ public struct ResponseDocument: Sendable {
         case .waitingToRetry: return [note("no response yet (retry pending)")]
         case .succeeded: return [note("no response")]
         case .cancelled(let reason):
-            return [note("no response (" + ResponseText.displayable(UploadFailure.cancelled(reason)) + ")")]
+            // One clause a line: a chain's reason (which link failed, and why) is long for one row.
+            let clauses = ResponseText.displayable(UploadFailure.cancelled(reason)).components(separatedBy: ": ")
+            return [note("no response: " + clauses[0])] + clauses.dropFirst().map { note("  " + $0) }
         case .interrupted(nil):
             var lines = [note("interrupted: the hoist that queued it stopped before it finished")]
             if !task.request.isResumable {

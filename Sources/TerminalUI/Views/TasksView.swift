@@ -154,8 +154,10 @@ enum TasksView {
                     style: Style.plain.dimmed, clip: rect) + 1
         }
         let status = task.response.map { String($0.status) } ?? "—"
+        // A 200 whose answer failed the expectation is a failure: red.
         let statusStyle: Style =
-            task.response.map { (200..<300).contains($0.status) ? .fg(.green) : .fg(.red) } ?? Style.plain.dimmed
+            task.response.map { (200..<300).contains($0.status) && task.failure == nil ? .fg(.green) : .fg(.red) }
+            ?? Style.plain.dimmed
         x += grid.put(
             TextWidth.fit(status, toColumns: Columns.status, alignRight: true), x: x, y: y, style: statusStyle,
             clip: rect)
