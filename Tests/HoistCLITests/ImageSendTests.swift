@@ -169,6 +169,22 @@ import Testing
         }
     }
 
+    /// `hoist send ARGUMENTS` with its own state folder (`home`) and
+    /// TMPDIR (`scratch`), killed with SIGKILL once `ready`; returns the
+    /// environment, for the Hoist that comes after it.
+    func sendKilled(
+        _ arguments: [String], home: TemporaryDirectory, scratch: TemporaryDirectory, when what: String,
+        _ ready: @escaping () -> Bool
+    ) async throws -> [String: String] {
+        var environment = TusResumeTests.environment(home)
+        environment["TMPDIR"] = scratch.path
+        let send = try Subprocess(hoistBinary, ["send"] + arguments, environment: hoistEnvironment(environment))
+        try await JournalTests.waitUntil(what, timeout: .seconds(60), ready)
+        kill(send.pid, SIGKILL)
+        #expect(await send.result().status == 128 + SIGKILL, "it finished before the kill")
+        return environment
+    }
+
     /// Killed mid-upload, the run's prepared copy is gone with it: `hoist
     /// resume` prepares the photo again and starts a new tus upload, rather
     /// than append a new copy's bytes to the old one (or fail on it).
@@ -176,23 +192,17 @@ import Testing
         try await withReceiver(configure: { $0.readBytesPerSecond = 1 << 20 }) { receiver, saved in
             let home = TemporaryDirectory()
             let scratch = TemporaryDirectory()
-            var environment = TusResumeTests.environment(home)
-            environment["TMPDIR"] = scratch.path
             let photo = photos.path + "/big photo.jpg"
             // Noise at quality 100: a prepared copy of about 3 MB, 3 s at the receiver's pace.
             try await Photos.make(width: 1800, height: 1200, at: photo)
-            let send = try Subprocess(
-                hoistBinary,
+            let environment = try await sendKilled(
                 [
-                    "send", "--tus", receiver.baseURL + "/files", "-T", photo, "--image-quality", "100",
-                    "--chunk-size", "256K", "--json", "-s", "--no-history",
-                ], environment: hoistEnvironment(environment))
-            let patched = { receiver.tusRequests().filter { $0.method == "PATCH" }.reduce(0) { $0 + $1.keptBytes } }
-            try await JournalTests.waitUntil("part of the photo on the server", timeout: .seconds(60)) {
-                patched() >= 300_000
+                    "--tus", receiver.baseURL + "/files", "-T", photo, "--image-quality", "100", "--chunk-size", "256K",
+                    "--json", "-s", "--no-history",
+                ], home: home, scratch: scratch, when: "part of the photo on the server"
+            ) {
+                receiver.tusRequests().filter { $0.method == "PATCH" }.reduce(0) { $0 + $1.keptBytes } >= 300_000
             }
-            kill(send.pid, SIGKILL)
-            #expect(await send.result().status == 128 + SIGKILL, "it finished before the kill")
             let before = try await TusResumeTests.listed(home)
             #expect((before["resume_from"] as? Int ?? 0) > 0, "\(before)")
 
@@ -216,23 +226,17 @@ import Testing
         try await withReceiver(configure: { $0.readBytesPerSecond = 200_000 }) { receiver, _ in
             let home = TemporaryDirectory()
             let scratch = TemporaryDirectory()
-            var environment = TusResumeTests.environment(home)
-            environment["TMPDIR"] = scratch.path
             let photo = photos.path + "/身份证 正面.jpg"
             try await Photos.make(width: 1800, height: 1200, at: photo)
-            let send = try Subprocess(
-                hoistBinary,
-                ["send", receiver.baseURL + "/upload", "-F", "image=@\(photo)", "--image-quality", "100", "-s"],
-                environment: hoistEnvironment(environment))
             let copies = {
                 ((try? FileManager.default.contentsOfDirectory(atPath: scratch.path)) ?? []).flatMap {
                     (try? FileManager.default.contentsOfDirectory(atPath: scratch.path + "/" + $0)) ?? []
                 }
             }
-            try await JournalTests.waitUntil("the prepared copy", timeout: .seconds(30)) { !copies().isEmpty }
-            try await Task.sleep(for: .milliseconds(500))
-            kill(send.pid, SIGKILL)
-            #expect(await send.result().status == 128 + SIGKILL, "it finished before the kill")
+            _ = try await sendKilled(
+                [receiver.baseURL + "/upload", "-F", "image=@\(photo)", "--image-quality", "100", "-s"], home: home,
+                scratch: scratch, when: "the prepared copy, on its way"
+            ) { !copies().isEmpty && receiver.requestCount > 0 }
             #expect(copies().count == 1, "the dead Hoist's copy is left")
 
             let tmux = try await Tmux.start(width: 120, height: 40, directory: home.path)
