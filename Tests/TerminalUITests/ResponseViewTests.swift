@@ -681,6 +681,18 @@ enum ResponseViewFixtures {
         #expect(Self.text(ResponseViewState(), secretNames: []).contains("123456"))
     }
 
+    /// A secret the answer does not hold is no reason for the note (the demo's answer said it before).
+    @Test func noNoteWhenTheAnswerEchoesNoSecret() {
+        var task = ResponseViewFixtures.task(body: #"{"RETCODE":"0000","RETMSG":"成功"}"#)
+        task.request = UploadRequest(
+            url: "http://x/upload", headers: [HeaderField("Authorization", "Bearer demo-0f8a2c")],
+            body: .multipart(MultipartForm(parts: [.text("user_id", "42")])), label: "id.jpg")
+        let text = ResponseDocument(task: task, state: ResponseViewState(), secretNames: ["Authorization"]).lines
+            .map(\.text).joined(separator: "\n")
+        #expect(!text.contains("secrets masked"), "\(text)")
+        #expect(text.contains("RETMSG"))
+    }
+
     @Test func sShowsTheSecretsAndMasksThemAgain() {
         var state = ResponseViewState()
         let document = ResponseDocument(task: Self.task(), state: state, secretNames: ["pin"])

@@ -73,8 +73,12 @@ public struct ResponseDocument: Sendable {
             return
         }
         marked = secretNames
-        let hideable = Secrets.hiddenTexts(
-            in: response.json, marked: marked, values: Secrets.values(in: task.request, marked: marked))
+        // Only the request's secrets the server echoed: the note below must not cry wolf.
+        let body = String(decoding: response.body, as: UTF8.self)
+        let echoed = Secrets.values(in: task.request, marked: marked).filter { secret in
+            body.contains(secret) || response.headers.contains { $0.value.contains(secret) }
+        }
+        let hideable = Secrets.hiddenTexts(in: response.json, marked: marked, values: echoed)
         if !state.revealsSecrets { hidden = hideable }
         lines.append(Self.statusLine(response))
         if let failure = task.failure { lines += Self.banner(failure, hiding: hidden) }
