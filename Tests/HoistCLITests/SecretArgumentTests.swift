@@ -51,9 +51,10 @@ import Testing
                 "--no-history", "-s",
             ]
             let send = try Subprocess(hoistBinary, arguments, environment: hoistEnvironment(), timeout: .seconds(60))
-            // Blanked once hoist has read its arguments, long before the server answers (3 s).
+            // Blanked once hoist has read its arguments, long before the server answers (3 s). A
+            // loaded machine can take seconds to start hoist: look for up to 10 s.
             var shown = ""
-            for _ in 0..<50 {
+            for _ in 0..<200 {
                 try await Task.sleep(for: .milliseconds(50))
                 let bytes = (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(send.pid)/cmdline"))) ?? Data()
                 shown = String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: "\0", with: " ")

@@ -162,7 +162,7 @@ extension AppModel {
             if let task = selectedTask, !task.state.isFinished { return [.cancel(task.id)] }
         case .character("r"):
             if !markedTasks.isEmpty { return bulk(retry: markedTasks) }
-            if let task = selectedTask, Self.canRetry(task) {
+            if let task = selectedTask, task.state.isFinished || task.isInterrupted, task.state != .succeeded {
                 // A chain's failed link runs again with the links its failure cancelled.
                 return ([task.id] + tasks.unfinishedFollowers(of: task.id)).map { .retry($0) }
             }
@@ -370,10 +370,6 @@ extension AppModel {
     }
 
     // MARK: Bulk actions
-
-    static func canRetry(_ task: TaskSnapshot) -> Bool {
-        (task.state.isFinished || task.isInterrupted) && task.state != .succeeded
-    }
 
     /// Cancels those of `ids` still to finish, and clears the marks.
     private mutating func bulk(cancel ids: Set<TaskID>) -> [Effect] {
