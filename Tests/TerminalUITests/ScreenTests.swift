@@ -128,6 +128,11 @@ import UploadPlan
         var text = Fixtures.render(m).joined(separator: "\n")
         #expect(text.contains("─ Keys ─"))
         #expect(text.contains("Tab / Shift-Tab") && text.contains("next / previous pane"))
+        // A long description wraps under itself instead of being cut.
+        var tall = Fixtures.busyModel(width: 100, height: 60)
+        _ = tall.update(.key(.character("?")))
+        let help = Fixtures.render(tall).joined(separator: "\n")
+        #expect(help.contains("mode of u: one task per file") && help.contains("before succeeded)"), "\(help)")
         _ = m.update(.key(.escape))
 
         _ = m.update(.key(.character("a")))

@@ -76,8 +76,15 @@ enum HelpView {
     }
 
     static func render(scroll: Int, into grid: inout Grid) {
-        let all = lines
-        let rect = grid.bounds.inset(1).centered(width: 96, height: all.count + 2)
+        // A description longer than its column goes on under itself, not cut.
+        let width = min(96, grid.bounds.inset(1).width)
+        let all = lines.flatMap { key, text -> [(String, String)] in
+            guard !text.isEmpty else { return [(key, text)] }
+            return TextWidth.wrap(text, toColumns: max(10, width - 25)).enumerated().map {
+                ($0.offset == 0 ? key : "", $0.element)
+            }
+        }
+        let rect = grid.bounds.inset(1).centered(width: width, height: all.count + 2)
         Frame.dialog(&grid, rect, title: "Keys")
         let inner = rect.inset(1)
         let top = min(scroll, max(0, all.count - inner.height))
