@@ -16,7 +16,10 @@ enum HelpView {
                 ("e or Enter", "edit: field name, filename, type / field or header"),
                 ("d or Del", "delete the selected row"), ("K / J", "move the selected file up / down: the order of u"),
                 ("f", "add a text field"), ("H", "add a request header"), ("s", "mask or unmask a field's value"),
-                ("t", "edit the target: URL, method, body kind, expectation, message path, retries"),
+                (
+                    "t",
+                    "edit the target: URL, method, body kind, expectation, message path, retries, file field, timeouts, tus and S3 settings"
+                ),
                 ("I", "prepare images: quality, max size in pixels or bytes, JPEG, metadata"),
                 ("O", "profiles: load one (target, fields, headers) from profiles.toml"),
                 ("S", "save the target, fields and headers as a new profile"),
