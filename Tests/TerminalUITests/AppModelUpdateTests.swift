@@ -507,6 +507,28 @@ import UploadPlan
         #expect(m.messages.count == 2)
     }
 
+    /// P pauses one task (the queue runs on), and P on a paused one goes on.
+    @Test func pOnATaskPausesItAndGoesOn() {
+        var m = Fixtures.busyModel()
+        m.focus = .tasks
+        m.cursor[.tasks] = 2
+        _ = m.update(.key(.up))
+        _ = m.update(.key(.down))
+        #expect(m.update(.key(.character("P"))) == [.pauseTask(TaskID(3))])
+        #expect(m.notice == Notice("build-artifact.tar.gz paused: P goes on, from the start"))
+        _ = m.update(
+            .engine(
+                .finished(
+                    Fixtures.task(3, "build-artifact.tar.gz", state: .cancelled(reason: UploadEngine.pausedReason)))))
+        let row = Fixtures.render(m).first { $0.contains("build-artifact") && $0.contains("[") } ?? ""
+        #expect(row.contains("‖ build-artifact") && row.contains("paused"), "\(row)")
+        #expect(m.update(.key(.character("P"))) == [.retry(TaskID(3))])
+        m.cursor[.tasks] = 0
+        _ = m.update(.key(.down))
+        _ = m.update(.key(.up))
+        #expect(m.update(.key(.character("P"))).isEmpty, "a finished task does not pause")
+    }
+
     @Test func concurrencyStaysBetweenOneAnd64() {
         var m = Fixtures.model()
         m.queue.concurrency = 1

@@ -168,6 +168,30 @@ import Testing
             #expect(harness.engine.snapshot(id)?.state == .cancelled(reason: "cancelled by the user"))
         }
     }
+
+    /// P in the Tasks pane: a paused upload keeps what the server has (no
+    /// DELETE), and going on (`retry`) starts at the server's offset.
+    @Test func aPausedUploadGoesOnFromTheServersOffset() async throws {
+        try await Harness.run(configure: { $0.readBytesPerSecond = 1 << 20 }) { harness in
+            let file = randomFile(harness, 4_000_000)
+            let id = try harness.engine.add(request(harness, file.path, chunk: 128 << 10))
+            try await Poll.until {
+                harness.receiver.tusRequests().filter { $0.method == "PATCH" && $0.status == 204 }.count >= 3
+            }
+            harness.engine.pause(id)
+            let paused = try await harness.finish(id)
+            #expect(paused.isPaused && paused.state == .cancelled(reason: UploadEngine.pausedReason))
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(!harness.receiver.tusRequests().contains { $0.method == "DELETE" }, "the server keeps it")
+            harness.engine.retry(id)
+            let done = try await harness.finish(id)
+            #expect(done.state == .succeeded, "\(done.state)")
+            #expect((done.resumedFrom ?? 0) >= 3 * (128 << 10), "went on from the server's offset: \(done)")
+            let records = harness.receiver.tusRequests()
+            expectEachByteKeptOnce(records, size: 4_000_000)
+            #expect(Set(records.compactMap(\.uploadID)).count == 1, "one upload on the server")
+        }
+    }
 }
 
 /// Polls `condition` every 20 ms for up to 20 s.

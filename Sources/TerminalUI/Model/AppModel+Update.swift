@@ -236,6 +236,18 @@ extension AppModel {
             let shown = Set(tasks.visible)
             if shown.isSubset(of: markedTasks) { markedTasks.subtract(shown) } else { markedTasks.formUnion(shown) }
             notice = Notice("\(markedTasks.count) task\(markedTasks.count == 1 ? "" : "s") marked: c, r, d act on them")
+        case (.tasks, .character("P")):
+            // One task paused, or a paused one going on (with the chain links its pause cancelled).
+            guard let task = selectedTask else { break }
+            if task.isPaused { return ([task.id] + tasks.unfinishedFollowers(of: task.id)).map { .retry($0) } }
+            guard !task.state.isFinished else {
+                notice = Notice("only an unfinished task pauses: this one is \(task.state.name)", isError: true)
+                break
+            }
+            notice = Notice(
+                "\(task.request.displayName) paused: P goes on"
+                    + (task.request.isResumable ? " from where the server is" : ", from the start"))
+            return [.pauseTask(task.id)]
         // Every task at once (in the Response pane, C collapses the tree).
         case (.tasks, .character("C")): return bulk(cancel: Set(tasks.order))
         case (.tasks, .character("A")): return bulk(retry: Set(tasks.order))

@@ -33,6 +33,8 @@ public enum Effect: Sendable, Hashable {
     /// `chained`: each request runs after the one before it succeeded.
     case upload([UploadRequest], chained: Bool)
     case cancel(TaskID)
+    /// Stop one task, keeping what a resumable upload has on the server; `retry` goes on.
+    case pauseTask(TaskID)
     case retry(TaskID)
     /// Move a queued task up, down or to the front of the queue.
     case move(TaskID, UploadEngine.QueueMove)

@@ -36,7 +36,11 @@ enum HelpView {
                 ("K / J, T", "move a queued task up / down, or to the front: the list is the start order"),
                 ("Space, *", "mark a task, mark all shown: c, r and d then act on the marked tasks"),
                 ("C, A, D", "cancel every unfinished task, retry every failed one, remove every finished one"),
-                ("p", "pause or resume the queue"), ("+ / -", "more or fewer uploads at once"),
+                ("p", "pause or resume the queue"),
+                (
+                    "P (Tasks)",
+                    "pause the selected task, or go on with it (a resumable upload from the server's offset)"
+                ), ("+ / -", "more or fewer uploads at once"),
                 (
                     "/",
                     "filter tasks: part of a name, a glob (*.jpg), or a state: running, waiting, done, failed, cancelled, interrupted"

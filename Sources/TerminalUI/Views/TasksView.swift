@@ -74,6 +74,7 @@ enum TasksView {
     }
 
     static func glyph(_ state: TaskState) -> (String, Style) {
+        if case .cancelled(let reason) = state, reason == UploadEngine.pausedReason { return ("‖", Style.fg(.yellow)) }
         switch state {
         case .queued: return ("·", Style.plain.dimmed)
         case .waitingForDependency: return ("↳", Style.plain.dimmed)
@@ -186,6 +187,7 @@ enum TasksView {
         case .waitingToRetry: return task.retryDelay.map { "retry " + Format.duration($0) } ?? "retry"
         case .interrupted(nil): return task.request.isResumable ? "resumable" : "to resend"
         case .interrupted: return "changed"
+        case .cancelled where task.isPaused: return "paused"
         case .succeeded, .failed, .cancelled:
             guard let start = task.startedAt, let end = task.finishedAt else { return "" }
             return Format.duration(end - start)

@@ -68,8 +68,9 @@ extension UploadEngine {
     func finished(_ id: TaskID) {
         guard let record = records[id] else { return }
         multipartTasks.removeAll { $0 == id }
-        if case .failed = record.snapshot.state, !record.snapshot.preparedImages.isEmpty {
-            // The upload holds a copy that goes now: a retry prepares and sends a new one.
+        if record.snapshot.state != .succeeded, !record.snapshot.preparedImages.isEmpty {
+            // The upload holds a copy that goes now (failed, paused, interrupted by a
+            // quit): a retry prepares and sends a new one.
             terminateTus(id)
             abortS3(id)
         }

@@ -243,6 +243,15 @@ public final class UploadEngine: @unchecked Sendable {
         }
     }
 
+    public static let pausedReason = "paused by the user"
+
+    /// Stops one task, to go on later with `retry`: it ends as cancelled
+    /// (`pausedReason`), but what a resumable upload has on the server stays,
+    /// so the retry goes on from the server's offset (a plain upload starts again).
+    public func pause(_ id: TaskID) {
+        queue.sync { _ = cancelOnQueue(id, reason: Self.pausedReason) }
+    }
+
     /// Cancels a task that has not finished; a running one has its connection
     /// closed, and a tus upload is deleted on the server when it offers
     /// termination (quitting and `cancelAll` keep it, to resume later).

@@ -198,6 +198,12 @@ public struct TaskSnapshot: Sendable, Hashable, Identifiable {
         return nil
     }
 
+    /// Stopped by `UploadEngine.pause`, to go on with `retry`.
+    public var isPaused: Bool {
+        if case .cancelled(let reason) = state { return reason == UploadEngine.pausedReason }
+        return false
+    }
+
     /// Left unfinished by an earlier run (see `TaskState.interrupted`).
     public var isInterrupted: Bool {
         if case .interrupted = state { return true }

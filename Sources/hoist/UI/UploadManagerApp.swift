@@ -113,6 +113,7 @@ final class UploadManagerApp: TerminalProgram {
                         )))
             }
         case .cancel(let id): engine.cancel(id)
+        case .pauseTask(let id): engine.pause(id)
         case .retry(let id): engine.retry(id)
         case .move(let id, let move): engine.move(id, move)
         case .pause: engine.pause()
