@@ -201,5 +201,6 @@ extension Target {
 
     var displayURL: String { Secrets.displayURL(url) }
 
-    static func count(_ number: Int, _ noun: String) -> String { "\(number) \(noun)\(number == 1 ? "" : "s")" }
+    /// `1 file`, `3 files`: what labels and notices say.
+    public static func count(_ number: Int, _ noun: String) -> String { "\(number) \(noun)\(number == 1 ? "" : "s")" }
 }

@@ -387,7 +387,7 @@ extension AppModel {
     private mutating func bulk(cancel ids: Set<TaskID>) -> [Effect] {
         let chosen = tasks.order.filter { ids.contains($0) && tasks[$0].map { !$0.state.isFinished } == true }
         markedTasks = []
-        notice = Notice(chosen.isEmpty ? "no task to cancel" : "cancelling \(Self.count(chosen.count, "task"))")
+        notice = Notice(chosen.isEmpty ? "no task to cancel" : "cancelling \(Target.count(chosen.count, "task"))")
         return chosen.map { .cancel($0) }
     }
 
@@ -399,7 +399,7 @@ extension AppModel {
         }
         markedTasks = []
         notice = Notice(
-            chosen.isEmpty ? "no failed or cancelled task to retry" : "retrying \(Self.count(chosen.count, "task"))")
+            chosen.isEmpty ? "no failed or cancelled task to retry" : "retrying \(Target.count(chosen.count, "task"))")
         return chosen.map { .retry($0) }
     }
 
@@ -410,12 +410,11 @@ extension AppModel {
         markedTasks.subtract(finished)
         let left = ids.count - finished.count
         notice = Notice(
-            "removed \(Self.count(finished.count, "finished task"))" + (left > 0 ? ", \(left) not finished kept" : ""))
+            "removed \(Target.count(finished.count, "finished task"))" + (left > 0 ? ", \(left) not finished kept" : "")
+        )
         clampCursor(.tasks)
         followSelection()
     }
-
-    static func count(_ number: Int, _ noun: String) -> String { "\(number) \(noun)\(number == 1 ? "" : "s")" }
 
     // MARK: Upload and quit
 

@@ -24,9 +24,10 @@ enum ListPanes {
         let sizeWidth = 9
         let fieldWidth = twoRows || inner.width < 64 ? 0 : min(14, inner.width / 6)
         let top = model.scroll[.files, default: 0]
-        let shown = model.files.dropFirst(top).prefix(layout.listHeight(.files))
+        let shown = Array(model.files.dropFirst(top).prefix(layout.listHeight(.files)))
+        let details = shown.map { imageDetail($0, model) }
         // An image's sizes before and after are worth more columns than a type; the name keeps 16.
-        let widestImage = shown.compactMap { imageDetail($0, model).map(TextWidth.columns(of:)) }.max() ?? 0
+        let widestImage = details.compactMap { $0.map(TextWidth.columns(of:)) }.max() ?? 0
         let typeWidth =
             twoRows || inner.width < 40
             ? 0
@@ -35,10 +36,8 @@ enum ListPanes {
                 min(widestImage, inner.width - 5 - sizeWidth - 16 - (fieldWidth > 0 ? fieldWidth + 1 : 0)))
         let nameWidth =
             inner.width - 3 - sizeWidth - (typeWidth > 0 ? typeWidth + 1 : 0) - (fieldWidth > 0 ? fieldWidth + 1 : 0)
-        for item in 0..<layout.listHeight(.files) {
+        for (item, file) in shown.enumerated() {
             let index = top + item
-            guard index < model.files.count else { break }
-            let file = model.files[index]
             let row = item * (twoRows ? 2 : 1)
             let y = inner.y + row
             var x = inner.x
@@ -51,7 +50,7 @@ enum ListPanes {
                 grid.put(
                     TextWidth.fit(Format.bytes(file.size), toColumns: sizeWidth, alignRight: true), x: x, y: y,
                     clip: inner) + 1
-            let image = imageDetail(file, model)
+            let image = details[item]
             if typeWidth > 0 {
                 x +=
                     grid.put(

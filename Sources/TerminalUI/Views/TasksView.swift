@@ -74,7 +74,7 @@ enum TasksView {
     }
 
     static func glyph(_ state: TaskState) -> (String, Style) {
-        if case .cancelled(let reason) = state, reason == UploadEngine.pausedReason { return ("‖", Style.fg(.yellow)) }
+        if state.isPaused { return ("‖", Style.fg(.yellow)) }
         switch state {
         case .queued: return ("·", Style.plain.dimmed)
         case .waitingForDependency: return ("↳", Style.plain.dimmed)

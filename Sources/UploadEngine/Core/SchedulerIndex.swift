@@ -7,6 +7,17 @@ struct SchedulerIndex {
         var sequence: Int
         var id: TaskID
 
+        /// Where `task` stands in the queue.
+        init(_ task: TaskSnapshot) {
+            self.init(priority: task.priority, sequence: task.sequence, id: task.id)
+        }
+
+        init(priority: TaskPriority, sequence: Int, id: TaskID) {
+            self.priority = priority
+            self.sequence = sequence
+            self.id = id
+        }
+
         /// Higher priority first, then the lower sequence (the order of adding, unless moved).
         static func < (lhs: QueueKey, rhs: QueueKey) -> Bool {
             lhs.priority != rhs.priority

@@ -273,7 +273,7 @@ public final class UploadEngine: @unchecked Sendable {
     public func move(_ id: TaskID, _ move: QueueMove) {
         queue.sync {
             guard let record = records[id], record.snapshot.state == .queued else { return }
-            let key = SchedulerIndex.QueueKey(priority: record.snapshot.priority, sequence: record.sequence, id: id)
+            let key = SchedulerIndex.QueueKey(record.snapshot)
             let other: SchedulerIndex.QueueKey
             let new: SchedulerIndex.QueueKey
             switch move {

@@ -43,6 +43,12 @@ public enum TaskState: Sendable, Hashable {
     }
 
     /// A short word for lists and logs.
+    /// Stopped by `UploadEngine.pause`: cancelled for the reason it gives.
+    public var isPaused: Bool {
+        if case .cancelled(let reason) = self { return reason == UploadEngine.pausedReason }
+        return false
+    }
+
     public var name: String {
         switch self {
         case .queued: return "queued"
@@ -190,7 +196,7 @@ public struct TaskSnapshot: Sendable, Hashable, Identifiable {
 
     /// The order queued tasks start in: higher priority first, then lower sequence.
     public static func startsBefore(_ a: TaskSnapshot, _ b: TaskSnapshot) -> Bool {
-        a.priority != b.priority ? a.priority > b.priority : (a.sequence, a.id.rawValue) < (b.sequence, b.id.rawValue)
+        SchedulerIndex.QueueKey(a) < SchedulerIndex.QueueKey(b)
     }
 
     public var failure: UploadFailure? {
@@ -199,10 +205,7 @@ public struct TaskSnapshot: Sendable, Hashable, Identifiable {
     }
 
     /// Stopped by `UploadEngine.pause`, to go on with `retry`.
-    public var isPaused: Bool {
-        if case .cancelled(let reason) = state { return reason == UploadEngine.pausedReason }
-        return false
-    }
+    public var isPaused: Bool { state.isPaused }
 
     /// Left unfinished by an earlier run (see `TaskState.interrupted`).
     public var isInterrupted: Bool {
