@@ -16,12 +16,20 @@ import UploadEngine
 
     /// `hoist send` of `files`, killed before anything is answered (the
     /// receiver holds every answer back), leaving a journal behind.
-    static func killedSend(_ url: String, files: [String], home: TemporaryDirectory) async throws {
+    static func killedSend(
+        _ url: String, files: [String], home: TemporaryDirectory, folder: String? = nil, options: [String] = []
+    ) async throws {
+        let journals = JournalTests.journals(home.path).count
         let send = try Subprocess(
-            hoistBinary, ["send", url, "--each", "file=@\(home.path)/*.bin", "-s", "--concurrency", "1"],
+            hoistBinary,
+            ["send", url, "--each", "file=@\(folder ?? home.path)/*.bin", "-s", "--concurrency", "1"] + options,
             environment: hoistEnvironment(environment(home)))
         try await JournalTests.waitUntil("the journal with every task") {
-            (try? JournalTests.journal(home.path))??.tasks.count == files.count
+            let names = JournalTests.journals(home.path)
+            guard names.count > journals, let newest = names.last else { return false }
+            let name = String(newest.dropLast(newest.hasSuffix(".json") ? 5 : 4))
+            let document = try? Orphan(directory: JournalTests.journalFolder(home.path), name: name, lock: -1).read()
+            return document?.tasks.count == files.count
         }
         kill(send.pid, SIGKILL)
         _ = await send.result()
@@ -47,6 +55,33 @@ import UploadEngine
             // --list sent nothing and left the journal where it was.
             #expect(try JournalTests.journal(home.path)?.tasks.count == 3)
         }
+    }
+
+    @Test func priorityOrdersWhatTwoKilledRunsLeft() async throws {
+        let home = TemporaryDirectory()
+        let low = TemporaryDirectory()
+        let high = TemporaryDirectory()
+        let port = try await withReceiver(configure: { $0.latency = .seconds(30) }) { slow, _ in
+            let lows = ["a", "b"].map { low.file("\($0).bin", Array(repeating: 1, count: 100)) }
+            try await Self.killedSend(
+                slow.baseURL + "/upload", files: lows, home: home, folder: low.path, options: ["--priority", "low"])
+            let highs = ["c", "d"].map { high.file("\($0).bin", Array(repeating: 2, count: 100)) }
+            try await Self.killedSend(
+                slow.baseURL + "/upload", files: highs, home: home, folder: high.path, options: ["--priority", "high"])
+            return slow.port
+        }
+        let list = try await hoist(["resume", "--list"], environment: Self.environment(home))
+        #expect(list.stdout.contains("a.bin  → ") && list.stdout.contains("), low priority"), "\(list.stdout)")
+        #expect(list.stdout.contains("), high priority"), "\(list.stdout)")
+        try await withReceiver(configure: { $0.port = port }) { _, _ in
+            let resume = try await hoist(
+                ["resume", "--json", "-s", "--no-history", "--concurrency", "1"], environment: Self.environment(home))
+            #expect(resume.status == 0, "\(resume.stdout)\(resume.stderr)")
+            let names = try resume.stdoutLines.map(jsonObject).map { $0["name"] as? String }
+            #expect(names == ["c.bin", "d.bin", "a.bin", "b.bin"], "the high run's tasks first, each run in its order")
+        }
+        let bad = try await hoist(["send", "http://127.0.0.1:1/", "-F", "a=b", "--priority", "urgent"])
+        #expect(bad.status == 2 && bad.stderr.contains("'high', 'normal' or 'low'"), "\(bad.stderr)")
     }
 
     @Test func resumeOfAChangedFileExitsOneAndKeepsItInTheJournal() async throws {

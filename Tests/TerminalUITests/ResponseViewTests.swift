@@ -397,6 +397,39 @@ enum ResponseViewFixtures {
 @Suite struct ResponseViewStateTests {
     typealias F = ResponseViewFixtures
 
+    @Test func longLinesScrollSideways() {
+        let body = #"{"id":""# + (0..<30).map { String(format: "%03d", $0) }.joined(separator: "-") + #""}"#
+        let task = F.task(body: body)
+        var state = ResponseViewState(mode: .raw, pretty: false)
+        func document() -> ResponseDocument { ResponseDocument(task: task, state: state) }
+        func press(_ key: Key) { state.handle(key, document: document(), viewHeight: 6) }
+        func bodyRow() -> String { F.text(F.render(task, state, width: 40, height: 6))[1] }
+        #expect(bodyRow() == #"{"id":"000-001-002-003-004-005-006-007-…"#)
+        press(.right)
+        #expect(state.column == ResponseViewState.columnStep)
+        #expect(bodyRow() == "…3-004-005-006-007-008-009-010-011-012-…", "raw mode: → scrolls, … on both sides")
+        #expect(F.text(F.render(task, state, width: 40, height: 6))[5].hasSuffix("⇥21"), "where the view starts")
+        for _ in 0..<20 { press(.character(">")) }
+        #expect(state.column == body.count - 2, "no further than the widest line's last column")
+        #expect(bodyRow() == "…}")
+        press(.character("0"))
+        #expect(state.column == 0 && bodyRow().hasPrefix(#"{"id""#))
+        press(.left)
+        #expect(state.column == 0, "not before the first column")
+
+        // Tree mode: ← → still fold, < > scroll, and a wide character cut in half leaves a blank.
+        var tree = ResponseViewState()
+        let wide = F.task(body: #"{"名":""# + String(repeating: "身份证", count: 20) + #""}"#)
+        tree.handle(.character(">"), document: ResponseDocument(task: wide, state: tree), viewHeight: 6)
+        tree.handle(.character("<"), document: ResponseDocument(task: wide, state: tree), viewHeight: 6)
+        #expect(tree.column == 0)
+        tree.column = 13
+        #expect(F.text(F.render(wide, tree, width: 20, height: 6))[2] == "… 身份证身份证身份…")
+        tree.handle(.down, document: ResponseDocument(task: wide, state: tree), viewHeight: 6)
+        tree.handle(.left, document: ResponseDocument(task: wide, state: tree), viewHeight: 6)
+        #expect(tree.column == 13, "← in the tree moves to the parent, it does not scroll")
+    }
+
     @Test func cursorMovesAndToggles() {
         var state = ResponseViewState()
         var document = ResponseDocument(task: F.task(), state: state)

@@ -169,7 +169,25 @@ import UploadPlan
     }
 
     @Test func aTerminalTooSmallSaysSo() {
-        #expect(Fixtures.render(Fixtures.model(width: 30, height: 10)).first == "Hoist needs at least 40×12; t…")
+        #expect(
+            Fixtures.render(Fixtures.model(width: 30, height: 10)).prefix(3) == [
+                "terminal too small: Hoist", "needs 40×12, this one is 30×10", "",
+            ])
+    }
+
+    @Test func everyPaneKeepsARowDownToTheMinimum() {
+        for width in [40, 80, 119, 120, 200] {
+            for height in 12...40 {
+                let layout = ScreenLayout(size: Size(width: width, height: height))
+                let size = "\(width)×\(height)"
+                #expect(layout.tasks.height >= 4, "Tasks: frame, totals and a task row at \(size)")
+                #expect(layout.response.height >= 3 && layout.files.height >= 3 && layout.fields.height >= 3, "\(size)")
+                #expect(layout.response.maxY == height - 1, "the panes fill the screen down to the hints at \(size)")
+            }
+        }
+        var m = Fixtures.model(width: 40, height: 12)
+        _ = m.update(.engine(.added(Fixtures.task(1, "身份证 正面.jpg", state: .sending, sent: 10, total: 100))))
+        #expect(Fixtures.render(m).contains { $0.contains("身份证") }, "the task shows at the minimum size")
     }
 
     @Test func noticesReplaceTheHints() {

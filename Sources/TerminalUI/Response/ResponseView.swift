@@ -15,18 +15,44 @@ public enum ResponseView {
         for row in 0..<rect.height {
             let index = scroll + row
             guard index < lines.count else { break }
-            draw(lines[index].spans, into: &grid, x: rect.x, y: rect.y + row, width: rect.width, clip: rect)
+            let spans = shifted(lines[index].spans, by: state.column)
+            draw(spans, into: &grid, x: rect.x, y: rect.y + row, width: rect.width, clip: rect)
         }
         if focused, cursor >= scroll, cursor < scroll + rect.height, cursor < lines.count {
             ListPanes.highlight(&grid, rect.row(cursor - scroll), focused: true)
         }
-        if lines.count > rect.height {
-            let indicator = " \(cursor + 1)/\(lines.count)"
+        if lines.count > rect.height || state.column > 0 {
+            let position = lines.count > rect.height ? " \(cursor + 1)/\(lines.count)" : ""
+            let indicator = state.column > 0 ? "\(position) ⇥\(state.column + 1)" : position
             let columns = TextWidth.columns(of: indicator)
             if columns < rect.width {
                 grid.put(indicator, x: rect.maxX - columns, y: rect.maxY - 1, style: indicatorStyle, clip: rect)
             }
         }
+    }
+
+    /// The spans from column `column` on; a line scrolled past its start
+    /// begins with a dim "…" in place of its first shown column.
+    static func shifted(_ spans: [ResponseDocument.Span], by column: Int) -> [ResponseDocument.Span] {
+        guard column > 0 else { return spans }
+        var skip = column + 1
+        var out: [ResponseDocument.Span] = [.init("…", Style.plain.dimmed)]
+        for span in spans {
+            guard skip > 0 else {
+                out.append(span)
+                continue
+            }
+            var rest = Substring(span.text)
+            while let first = rest.first, skip > 0 {
+                skip -= TextWidth.columns(of: first)
+                rest = rest.dropFirst()
+            }
+            // A wide character cut in half leaves a blank column.
+            let pad = skip < 0 ? " " : ""
+            if skip < 0 { skip = 0 }
+            if !rest.isEmpty || !pad.isEmpty { out.append(.init(pad + rest, span.style)) }
+        }
+        return out.count == 1 ? [] : out
     }
 
     /// Puts spans one after another; when they do not all fit, the line is

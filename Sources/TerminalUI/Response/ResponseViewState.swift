@@ -25,6 +25,11 @@ public struct ResponseViewState: Sendable, Hashable {
     public var pretty: Bool
     /// Secrets in the answer (echoed ones, values of secret keys) shown, not masked.
     public var revealsSecrets = false
+    /// The first column shown: long lines scroll sideways (`<` `>`, and
+    /// ← → in raw mode, where there is nothing to fold).
+    public var column = 0
+    /// Columns one sideways step moves.
+    public static let columnStep = 20
 
     public init(
         collapsed: Set<String> = [], cursor: Int = 0, scroll: Int = 0,
@@ -100,6 +105,13 @@ public struct ResponseViewState: Sendable, Hashable {
         clamp(lineCount: lineCount, viewHeight: viewHeight)
         guard row >= 0, row < viewHeight, scroll + row < lineCount else { return }
         cursor = scroll + row
+    }
+
+    /// Scrolls sideways by `delta` columns, no further than shows the
+    /// widest line's last column (after the "…" the shifted view starts with).
+    public mutating func shift(by delta: Int, in document: ResponseDocument) {
+        let widest = document.lines.lazy.map { TextWidth.columns(of: $0.text) }.max() ?? 0
+        column = min(max(0, column + delta), max(0, widest - 2))
     }
 
     // MARK: - Folding
@@ -188,7 +200,8 @@ public struct ResponseViewState: Sendable, Hashable {
     ///
     /// ↑↓/j k move, PgUp PgDn page, Home End/g G first and last line,
     /// ←/h collapse or go to the parent, →/l expand or go to the first
-    /// child, Enter/Space toggle, E/C expand/collapse all, i headers, x the request,
+    /// child (in raw mode they scroll sideways), < > scroll sideways, 0 back
+    /// to the first column, Enter/Space toggle, E/C expand/collapse all, i headers, x the request,
     /// w raw/tree, P pretty/as received, s shows or masks secrets, the
     /// wheel scrolls 3 lines.
     @discardableResult
@@ -202,8 +215,13 @@ public struct ResponseViewState: Sendable, Hashable {
         case .pageDown: pageDown(lineCount: count, viewHeight: viewHeight)
         case .home, .character("g"): moveToTop(lineCount: count, viewHeight: viewHeight)
         case .end, .character("G"): moveToBottom(lineCount: count, viewHeight: viewHeight)
-        case .left, .character("h"): collapse(in: document, viewHeight: viewHeight)
-        case .right, .character("l"): expand(in: document, viewHeight: viewHeight)
+        case .left, .character("h"):
+            if mode == .raw { shift(by: -Self.columnStep, in: document) } else { collapse(in: document, viewHeight: viewHeight) }
+        case .right, .character("l"):
+            if mode == .raw { shift(by: Self.columnStep, in: document) } else { expand(in: document, viewHeight: viewHeight) }
+        case .character("<"): shift(by: -Self.columnStep, in: document)
+        case .character(">"): shift(by: Self.columnStep, in: document)
+        case .character("0"): column = 0
         case .enter, .character(" "): toggle(in: document, viewHeight: viewHeight)
         case .character("E"): expandAll(in: document, viewHeight: viewHeight)
         case .character("C"): collapseAll(in: document, viewHeight: viewHeight)

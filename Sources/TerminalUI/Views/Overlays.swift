@@ -53,7 +53,9 @@ enum HelpView {
         (
             "Response",
             [
-                ("Enter (Tasks)", "show the selected task's response"), ("← → or h l", "collapse / expand a JSON node"),
+                ("Enter (Tasks)", "show the selected task's response"),
+                ("← → or h l", "collapse / expand a JSON node; in a raw body, scroll sideways"),
+                ("< > and 0", "scroll long lines sideways, back to the first column"),
                 ("Enter or Space", "toggle a node"), ("E / C", "expand all / collapse all"),
                 ("v", "the selected line whole, wrapped (a long value, a one-line body)"),
                 ("i", "show or hide headers"), ("x", "show or hide the request as it went (secrets masked)"),

@@ -1,12 +1,17 @@
 /// The whole frame for a model: a pure function, tested as text.
 public enum Screen {
+    /// The smallest terminal where every pane has a row (see `ScreenLayout`).
+    public static let minimum = Size(width: 40, height: 12)
+
     /// Draws into a blank grid, as the terminal loop makes one for each
     /// frame; areas nothing is drawn in are left as they are.
     public static func render(_ model: AppModel, into grid: inout Grid) {
-        guard grid.width >= 40, grid.height >= 12 else {
-            grid.put(
-                "Hoist needs at least 40×12; this terminal is \(grid.width)×\(grid.height).", x: 0, y: 0,
-                style: Style.fg(.yellow))
+        guard grid.width >= minimum.width, grid.height >= minimum.height else {
+            let text =
+                "terminal too small: Hoist needs \(minimum.width)×\(minimum.height), this one is \(grid.width)×\(grid.height)"
+            for (row, line) in TextWidth.wrap(text, toColumns: grid.width).prefix(grid.height).enumerated() {
+                grid.put(line, x: 0, y: row, style: Style.fg(.yellow))
+            }
             return
         }
         let layout = ScreenLayout(size: grid.size)

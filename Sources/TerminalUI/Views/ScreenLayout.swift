@@ -20,9 +20,12 @@ public struct ScreenLayout: Sendable, Hashable {
             (files, fields) = left.splitTop(left.height * 55 / 100)
             (tasks, response) = right.splitTop(right.height * 55 / 100)
         } else {
-            let (strip, rest) = body.splitTop(min(10, max(6, body.height / 4)))
-            (files, fields) = strip.splitLeft(strip.width * 55 / 100)
-            (tasks, response) = rest.splitTop(rest.height / 2)
+            // A short terminal shrinks the strip first: Tasks keeps its totals
+            // and a row (4), Response a row (3), down to the 40×12 minimum.
+            let strip = max(3, min(min(10, max(6, body.height / 4)), body.height - 7))
+            let (top, rest) = body.splitTop(strip)
+            (files, fields) = top.splitLeft(top.width * 55 / 100)
+            (tasks, response) = rest.splitTop(min(max(4, rest.height / 2), rest.height - 3))
         }
     }
 

@@ -111,6 +111,7 @@ struct ResumeListLine {
     var text: String {
         var line = "#\(task.id)  \(task.request.displayName)  → \(task.request.url)"
         line += "  from hoist \(document.command) (pid \(document.pid))"
+        if task.priority != .normal { line += ", \(task.priority) priority" }
         if let checkpoint = task.checkpoint, let total = checkpoint.length {
             line += ", resumes at \(Format.bytes(checkpoint.offset)) of \(Format.bytes(total))"
         }
@@ -126,6 +127,7 @@ struct ResumeListLine {
             .init("method", .string(task.request.method.rawValue)),
             .init("files", .array(task.files.map { .string($0.path) })),
             .init("from", .string("hoist \(document.command) (pid \(document.pid))")),
+            .init("priority", .string("\(task.priority)")),
         ]
         if let checkpoint = task.checkpoint {
             members.append(.init("resume_from", .number(String(checkpoint.offset))))

@@ -83,6 +83,12 @@ struct SendCommand: AsyncParsableCommand {
     var afterSuccess = false
 
     @Option(
+        help: ArgumentHelp(
+            "Kept in the journal: hoist resume and the UI's R start high ones first.",
+            valueName: "priority"))
+    var priority: PriorityOption = .normal
+
+    @Option(
         name: .customLong("secret"),
         help: ArgumentHelp(
             "A field whose value is never printed (password, token... are masked anyway).", valueName: "name"))
@@ -121,5 +127,18 @@ struct SendCommand: AsyncParsableCommand {
             journal: noJournal ? nil : JournalStore.defaultDirectory())
         let status = await session.run()
         throw ExitCode(status.rawValue)
+    }
+}
+
+/// `--priority`, by name.
+enum PriorityOption: String, CaseIterable, ExpressibleByArgument {
+    case high, normal, low
+
+    var engine: TaskPriority {
+        switch self {
+        case .high: return .high
+        case .normal: return .normal
+        case .low: return .low
+        }
     }
 }

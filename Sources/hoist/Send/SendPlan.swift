@@ -10,6 +10,8 @@ struct SendPlan {
     /// For each request, the index of the request it must wait for, if any.
     var after: [Int?]
     var concurrency: Int
+    /// Against other runs' tasks once they meet in a journal (`hoist resume`, the UI's `R`).
+    var priority: TaskPriority = .normal
     /// Fields whose values are never printed: `--secret` and the profile's `secret = true`.
     var secretFields: Set<String>
     /// Headers marked `secret = true` in the profile (Authorization, Cookie... are masked anyway).
@@ -100,6 +102,7 @@ struct SendPlan {
         }
         after = requests.indices.map { command.afterSuccess && $0 > 0 ? $0 - 1 : nil }
         concurrency = target.concurrency
+        priority = command.priority.engine
         secretFields = Set(command.secretFields).union(entries.filter { $0.kind == .field && $0.isSecret }.map(\.name))
         secretHeaders = Set(entries.filter { $0.kind == .header && $0.isSecret }.map(\.name))
     }

@@ -55,7 +55,7 @@ final class SendSession: UploadEventMonitor, @unchecked Sendable {
     /// Sends the plan's requests.
     func run() async -> ExitStatus {
         await run { engine, _ in
-            try engine.add(batch: self.plan.requests, after: self.plan.after)
+            try engine.add(batch: self.plan.requests, after: self.plan.after, priority: self.plan.priority)
             return nil
         }
     }
@@ -89,7 +89,8 @@ final class SendSession: UploadEventMonitor, @unchecked Sendable {
                 let chained = plan.after.contains { $0 != nil }
                 printError(
                     "hoist: \(plan.requests.count) tasks, in this order"
-                        + (chained ? ", each after the one before succeeded:" : ":"))
+                        + (chained ? ", each after the one before succeeded" : "")
+                        + (plan.priority == .normal ? ":" : ", at \(plan.priority) priority:"))
                 for (index, request) in plan.requests.enumerated() {
                     printError("  \(index + 1). \(request.displayName)")
                 }
