@@ -40,6 +40,8 @@ public struct Target: Sendable, Hashable, Codable {
     public var fileField: String
     /// Uploads running at once.
     public var concurrency: Int
+    /// Bytes per second over every upload at once (`--limit-rate`); 0 for no limit.
+    public var limitRate: Int64 = 0
     public var transfer: TransferKind
     /// Bytes per tus `PATCH`.
     public var chunkSize: TusChunkSize
@@ -91,6 +93,7 @@ public struct Target: Sendable, Hashable, Codable {
         timeouts = try container.decode(Timeouts.self, forKey: .timeouts)
         fileField = try container.decode(String.self, forKey: .fileField)
         concurrency = try container.decodeIfPresent(Int.self, forKey: .concurrency) ?? Self.defaultConcurrency
+        limitRate = try container.decodeIfPresent(Int64.self, forKey: .limitRate) ?? 0
         transfer = try container.decodeIfPresent(TransferKind.self, forKey: .transfer) ?? .single
         chunkSize = try container.decodeIfPresent(TusChunkSize.self, forKey: .chunkSize) ?? .automatic
         parallelParts = try container.decodeIfPresent(Int.self, forKey: .parallelParts) ?? 1

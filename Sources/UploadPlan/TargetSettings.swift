@@ -13,6 +13,8 @@ public struct TargetSettings: Sendable, Hashable {
     public var messagePath: String?
     public var retries: Int?
     public var concurrency: Int?
+    /// Bytes per second; 0 says "no limit" over a lower source's limit.
+    public var limitRate: Int64?
     public var timeout: Duration?
     public var connectTimeout: Duration?
     public var idleTimeout: Duration?
@@ -65,6 +67,7 @@ public struct TargetSettings: Sendable, Hashable {
             connectTimeout: connectTimeout ?? lower.connectTimeout, idleTimeout: idleTimeout ?? lower.idleTimeout,
             transfer: transfer ?? lower.transfer, chunkSize: chunkSize ?? lower.chunkSize,
             parallelParts: parallelParts ?? lower.parallelParts, s3: s3 ?? lower.s3, images: images ?? lower.images)
+        merged.limitRate = limitRate ?? lower.limitRate
         merged.entries = lower.entries.filter { !replaces($0) } + entries
         return merged
     }
@@ -85,6 +88,7 @@ public struct TargetSettings: Sendable, Hashable {
         if let messagePath { target.messagePath = messagePath }
         if let retries { target.retries = retries }
         if let concurrency { target.concurrency = concurrency }
+        if let limitRate { target.limitRate = limitRate }
         if let timeout { target.timeouts.total = timeout }
         if let connectTimeout { target.timeouts.connect = connectTimeout }
         if let idleTimeout { target.timeouts.idle = idleTimeout }

@@ -235,6 +235,21 @@ public enum TargetValue {
         return rate == 0 ? nil : Int(rate)
     }
 
+    /// `--limit-rate` in curl's syntax: bytes per second, with K, M, G
+    /// (binary, any case) and an optional `/s`; `0` is no limit.
+    public static func limitRate(_ text: String) throws(TargetValueError) -> Int64 {
+        var written = Substring(trimmed(text[...]))
+        if written.lowercased().hasSuffix("/s") { written = written.dropLast(2) }
+        guard let rate = bytes(String(written)) else {
+            throw TargetValueError(
+                "\(quoted(text)) is not a rate: give bytes per second with K, M or G, e.g. 500K or 2M; 0 for no limit")
+        }
+        return rate
+    }
+
+    /// `500K`, `2M`: a rate as `limitRate(_:)` reads it back; `0` for none.
+    public static func text(rate: Int64) -> String { text(size: rate) }
+
     /// `auto` or `8M`, as `chunkSize(_:)` reads it back.
     public static func text(chunk: TusChunkSize) -> String {
         switch chunk {

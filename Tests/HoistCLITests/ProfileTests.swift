@@ -32,6 +32,44 @@ import Testing
         return try await run(hoistBinary, arguments, environment: environment)
     }
 
+    /// `limit_rate` in a profile, `--limit-rate` over it in curl's syntax.
+    @Test func limitRateFromTheProfileAndTheCommandLine() async throws {
+        try await withReceiver { receiver, saved in
+            let config = Config(
+                """
+                [slow]
+                url = "\(receiver.baseURL)/upload"
+                limit_rate = "1M"
+                """)
+            let file = config.directory.file("big.bin", Array(repeating: 7, count: 2 << 20))
+            let clock = ContinuousClock()
+            var began = clock.now
+            let limited = try await hoist(["send", "--profile", "slow", "-s", "-F", "f=@\(file)"], config: config)
+            let slow = clock.now - began
+            #expect(limited.status == 0, "\(limited.stderr)")
+            // 2 MiB at 1 MiB/s: 2 s; generous bounds for a loaded machine.
+            #expect(slow > .milliseconds(1_800) && slow < .seconds(5), "\(slow)")
+            began = clock.now
+            let lifted = try await hoist(
+                ["send", "--profile", "slow", "--limit-rate", "0", "-s", "-F", "f=@\(file)"], config: config)
+            #expect(lifted.status == 0)
+            #expect(clock.now - began < .milliseconds(1_500), "--limit-rate 0 lifts the profile's limit")
+            #expect(try decode(lifted.stdout).files.first?.size == 2 << 20)
+            let curlStyle = try await hoist(
+                ["send", "--profile", "slow", "--limit-rate", "4m", "-s", "-v", "-F", "f=@\(file)"], config: config)
+            #expect(curlStyle.status == 0, "4m: curl's units in any case")
+            for bad in ["fast", "2X", "1T"] {
+                let refused = try await hoist(["send", "--profile", "slow", "--limit-rate", bad, "-F", "a=b"], config: config)
+                #expect(refused.status == 2)
+                #expect(refused.stderr.contains("is not a rate: give bytes per second with K, M or G"), "\(refused.stderr)")
+            }
+            let badProfile = Config("[p]\nurl = \"http://x\"\nlimit_rate = \"lots\"\n")
+            let refused = try await hoist(["send", "--profile", "p", "-F", "a=b"], config: badProfile)
+            #expect(refused.status == 2 && refused.stderr.contains("limit_rate"), "\(refused.stderr)")
+            _ = saved
+        }
+    }
+
     @Test func environmentVariablesAreExpandedAndTheProfilesURLIsUsed() async throws {
         try await withReceiver { receiver, _ in
             let config = Config(

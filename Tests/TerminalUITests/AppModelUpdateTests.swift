@@ -294,6 +294,27 @@ import UploadPlan
                     expectations: [.init(path: "RETCODE", value: "0000")], messagePath: "RETMSG", retries: 3))
     }
 
+    @Test func bracketsLowerAndRaiseTheBandwidthLimit() {
+        var m = Fixtures.model(width: 120, height: 30)
+        #expect(m.update(.key(.character("]"))) == [.setLimitRate(nil)], "no limit stays no limit")
+        #expect(m.update(.key(.character("["))) == [.setLimitRate(8 << 20)], "nothing runs: 8 MiB/s to start")
+        #expect(Fixtures.render(m)[0].hasSuffix("▶ running 0/4 ≤8.00 MiB/s"))
+        #expect(Fixtures.render(m).last == " ✔ limit 8.00 MiB/s over every upload ([ lowers, ] raises)")
+        #expect(m.update(.key(.character("["))) == [.setLimitRate(4 << 20)])
+        #expect(m.update(.key(.character("]"))) == [.setLimitRate(8 << 20)])
+        #expect(m.target.limitRate == 8 << 20, "the target keeps it, so S saves it in a profile")
+        for _ in 0..<20 { _ = m.update(.key(.character("["))) }
+        #expect(m.queue.limitRate == 64 << 10, "no lower than 64 KiB/s")
+        for _ in 0..<14 { _ = m.update(.key(.character("]"))) }
+        #expect(m.queue.limitRate == 1 << 30)
+        #expect(m.update(.key(.character("]"))) == [.setLimitRate(nil)], "past 1 GiB/s the limit is lifted")
+        #expect(!Fixtures.render(m)[0].contains("≤"))
+        #expect(m.target.limitRate == 0)
+        // While uploads run, the first [ starts under what they move together.
+        _ = m.update(.engine(.added(Fixtures.task(1, "a.bin", state: .sending, sent: 1, total: 100, speed: 3e6))))
+        #expect(m.update(.key(.character("["))) == [.setLimitRate(2 << 20)])
+    }
+
     @Test func engineEventsFillTheTaskListAndTheResponseFollowsTheCursor() {
         var m = Fixtures.model()
         _ = m.update(.engine(.added(Fixtures.task(1, "a.jpg", state: .queued))))

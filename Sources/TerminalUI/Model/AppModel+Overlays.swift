@@ -65,6 +65,7 @@ extension AppModel {
                 self.overlay = nil
                 var saved = target
                 saved.concurrency = queue.concurrency
+                saved.limitRate = queue.limitRate ?? 0
                 return [.saveProfile(name: name, target: saved, entries: entries)]
             case .enter:
                 if let error = save(form) {

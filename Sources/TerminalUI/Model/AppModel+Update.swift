@@ -57,7 +57,9 @@ extension AppModel {
             notice = Notice(
                 "profile \(name): \(fields) field\(fields == 1 ? "" : "s"), \(headers) header\(headers == 1 ? "" : "s"), \(target.method.rawValue) \(Secrets.displayURL(target.url))"
             )
-            return concurrency.map { [.setConcurrency($0)] } ?? []
+            // The profile's limit, or the one in force before it when it has none.
+            queue.limitRate = target.limitRate > 0 ? target.limitRate : nil
+            return (concurrency.map { [.setConcurrency($0)] } ?? []) + [.setLimitRate(queue.limitRate)]
         case .profileSaved(let name, let path, let error):
             if let error {
                 notice = Notice(error, isError: true)
@@ -153,6 +155,14 @@ extension AppModel {
         case .character("-"), .character("_"):
             queue.concurrency = max(1, queue.concurrency - 1)
             return [.setConcurrency(queue.concurrency)]
+        case .character("["), .character("]"):
+            queue.limitRate = RateSteps.next(
+                from: queue.limitRate, raising: key == .character("]"), speed: tasks.totals.bytesPerSecond)
+            target.limitRate = queue.limitRate ?? 0
+            notice = Notice(
+                queue.limitRate.map { "limit \(Format.rate(Double($0))) over every upload ([ lowers, ] raises)" }
+                    ?? "no bandwidth limit ([ sets one)")
+            return [.setLimitRate(queue.limitRate)]
         case .character("/"):
             focus = .tasks
             filterInput = TextInput(tasks.filter)

@@ -41,6 +41,8 @@ public enum Effect: Sendable, Hashable {
     case pause
     case resume
     case setConcurrency(Int)
+    /// Bytes per second over every upload; nil for no limit.
+    case setLimitRate(Int64?)
     /// Read a directory for the browser; answer with `.listed` or `.listingFailed`.
     case list(directory: String)
     /// Check these paths and answer with `.staged`, each file in the form field `field`.

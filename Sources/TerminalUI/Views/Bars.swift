@@ -9,7 +9,8 @@ enum Bars {
         x += grid.put(" Hoist ", x: x, y: rect.y, style: bar.bolded, clip: rect)
         let queue = model.queue
         let state = queue.isPaused ? "■ paused" : "▶ running"
-        let queueText = " \(state) \(model.tasks.totals.running)/\(queue.concurrency) "
+        let limit = queue.limitRate.map { " ≤" + Format.rate(Double($0)) } ?? ""
+        let queueText = " \(state) \(model.tasks.totals.running)/\(queue.concurrency)\(limit) "
         // One request or each file alone: a choice for multipart bodies only; a chain, for any.
         let mode =
             model.sendMode == .chain || model.target.bodyKind == .multipart ? model.sendMode.rawValue : ""

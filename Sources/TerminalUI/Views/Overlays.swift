@@ -41,6 +41,7 @@ enum HelpView {
                     "P (Tasks)",
                     "pause the selected task, or go on with it (a resumable upload from the server's offset)"
                 ), ("+ / -", "more or fewer uploads at once"),
+                ("[ / ]", "lower or raise the bandwidth limit over every upload (above 1 GiB/s: none)"),
                 (
                     "/",
                     "filter tasks: part of a name, a glob (*.jpg), or a state: running, waiting, done, failed, cancelled, interrupted"

@@ -11,14 +11,18 @@ extension UploadEngine {
         public var environment: [String: String]
         /// How file parts reach a plaintext HTTP/1.1 socket.
         public var fileSending: FileSending
+        /// Bytes per second over every upload at once (`--limit-rate`); nil for none.
+        public var limitRate: Int64?
 
         public init(
             concurrency: Int = 4,
             insecure: Bool = false,
             responseBodyCap: Int = 8 << 20,
             environment: [String: String] = ProcessInfo.processInfo.environment,
-            fileSending: FileSending = .automatic
+            fileSending: FileSending = .automatic,
+            limitRate: Int64? = nil
         ) {
+            self.limitRate = limitRate
             self.fileSending = fileSending
             self.concurrency = concurrency
             self.insecure = insecure

@@ -95,7 +95,8 @@ extension UploadEngine {
             isPaused: paused,
             concurrency: concurrency,
             running: index.running,
-            queued: index.queuedCount
+            queued: index.queuedCount,
+            limitRate: transport.limiter.bytesPerSecond
         )
     }
 

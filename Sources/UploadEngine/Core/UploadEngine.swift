@@ -48,6 +48,7 @@ public final class UploadEngine: @unchecked Sendable {
             environment: configuration.environment,
             fileSending: configuration.fileSending
         )
+        transport.limiter.bytesPerSecond = configuration.limitRate
     }
 
     // MARK: - Adding and controlling tasks
@@ -221,6 +222,18 @@ public final class UploadEngine: @unchecked Sendable {
                 concurrency = max(1, newValue)
                 emitQueueStatus()
                 pump()
+            }
+        }
+    }
+
+    /// Bytes per second over every upload at once; nil for no limit.
+    /// Running uploads keep to a new limit from their next piece on.
+    public var limitRate: Int64? {
+        get { transport.limiter.bytesPerSecond }
+        set {
+            queue.sync {
+                transport.limiter.bytesPerSecond = newValue
+                emitQueueStatus()
             }
         }
     }

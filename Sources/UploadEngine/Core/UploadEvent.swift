@@ -28,12 +28,15 @@ public struct QueueStatus: Sendable, Hashable {
     public var concurrency: Int
     public var running: Int
     public var queued: Int
+    /// Bytes per second over every upload; nil for no limit.
+    public var limitRate: Int64?
 
-    public init(isPaused: Bool, concurrency: Int, running: Int, queued: Int) {
+    public init(isPaused: Bool, concurrency: Int, running: Int, queued: Int, limitRate: Int64? = nil) {
         self.isPaused = isPaused
         self.concurrency = concurrency
         self.running = running
         self.queued = queued
+        self.limitRate = limitRate
     }
 }
 

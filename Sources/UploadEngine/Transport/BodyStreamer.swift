@@ -25,6 +25,9 @@ final class BodyStreamer: Sendable {
 
     private let body: RequestBody
     private let files: FileSending.Method
+    private let limiter: RateLimiter?
+    /// The body already read into one buffer (a small one, under a rate limit).
+    private let whole: ByteBuffer?
     private let state = NIOLockedValueBox(State())
 
     private struct State {
@@ -50,9 +53,11 @@ final class BodyStreamer: Sendable {
         var sendfile: NIOFileHandle?
     }
 
-    init(body: RequestBody, files: FileSending.Method) {
+    init(body: RequestBody, files: FileSending.Method, limiter: RateLimiter? = nil, whole: ByteBuffer? = nil) {
         self.body = body
         self.files = files
+        self.limiter = limiter
+        self.whole = whole
     }
 
     /// The body ends the moment its last declared byte is handed to the
@@ -66,10 +71,13 @@ final class BodyStreamer: Sendable {
         let length = body.contentLength
         return .stream(contentLength: length) { writer in
             let end = BodyEnd(eventLoop.makePromise(of: Void.self), length: length)
-            let counting = HTTPClient.Body.StreamWriter { part in
+            let handOn: @Sendable (IOData) -> EventLoopFuture<Void> = { part in
                 let written = writer.write(part)
                 end.wrote(part.readableBytes)
                 return written
+            }
+            let counting = HTTPClient.Body.StreamWriter { [limiter = self.limiter] part in
+                limiter?.write(part, to: handOn, on: eventLoop) ?? handOn(part)
             }
             Task {
                 do {
@@ -131,6 +139,7 @@ final class BodyStreamer: Sendable {
     }
 
     private func write(to writer: HTTPClient.Body.StreamWriter, on eventLoop: any EventLoop) async throws {
+        if let whole { return try await writer.write(.byteBuffer(whole)).get() }
         guard files != .threadPool else {
             try await writeThroughReader(body.segments, to: writer)
             return

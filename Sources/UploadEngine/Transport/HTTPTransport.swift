@@ -71,6 +71,8 @@ final class HTTPTransport: Sendable {
     let insecure: Bool
     let responseBodyCap: Int
     let fileSending: FileSending
+    /// The bandwidth budget every body shares.
+    let limiter = RateLimiter()
     private let proxies: ProxySettings
     /// `nil` once shut down: no client may be made after that, or it would
     /// never be shut down.
@@ -214,7 +216,11 @@ final class HTTPTransport: Sendable {
         if !headers.contains(name: "User-Agent") { headers.add(name: "User-Agent", value: "hoist/0.1") }
 
         let eventLoop = eventLoopGroup.next()
-        let streamer = BodyStreamer(body: body ?? RequestBody(contentType: "", segments: []), files: destination.files)
+        // Under a rate limit every body streams through the limiter, even one read whole.
+        let limited = limiter.bytesPerSecond != nil
+        let streamer = BodyStreamer(
+            body: body ?? RequestBody(contentType: "", segments: []), files: destination.files, limiter: limiter,
+            whole: limited ? whole : nil)
         var template = destination.request
         template.headers = headers
         let execute = { @Sendable [template] (httpBody: HTTPClient.Body?) in
@@ -225,8 +231,8 @@ final class HTTPTransport: Sendable {
                 on: eventLoop, started: started, attempt: attempt, callbacks: callbacks)
         }
         guard let body else { return execute(nil) }
-        if let whole { return execute(.byteBuffer(whole)) }
-        if let length = body.contentLength, length <= BodyStreamer.smallBodyLimit {
+        if let whole, !limited { return execute(.byteBuffer(whole)) }
+        if whole == nil, !limited, let length = body.contentLength, length <= BodyStreamer.smallBodyLimit {
             // Read first, then send one buffer: for a small body one write
             // costs less than sendfile's set-up or a stream of writes.
             NIOThreadPool.singleton.runIfActive(eventLoop: eventLoop) { try BodyStreamer.readWhole(body) }

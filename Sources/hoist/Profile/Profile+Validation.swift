@@ -47,6 +47,7 @@ extension Profile {
         }
         settings.retries = try checkNumber(raw.retries, "retries", TargetValue.retries)
         settings.concurrency = try checkNumber(raw.concurrency, "concurrency", TargetValue.concurrency)
+        settings.limitRate = try check(raw.limitRate, "limit_rate", TargetValue.limitRate)
         settings.timeout = try checkNumber(raw.timeout, "timeout", TargetValue.seconds)
         settings.connectTimeout = try checkNumber(raw.connectTimeout, "connect_timeout", TargetValue.seconds)
         settings.idleTimeout = try checkNumber(raw.idleTimeout, "idle_timeout", TargetValue.seconds)

@@ -79,6 +79,7 @@ extension Profile {
         if let message = target.messagePath { add("message", quote(literal: message)) }
         add("retries", String(target.retries))
         add("concurrency", String(target.concurrency))
+        if target.limitRate > 0 { add("limit_rate", quote(TargetValue.text(rate: target.limitRate))) }
         if target.transfer != .single { add("transfer", quote(target.transfer.rawValue)) }
         if case .fixed(let bytes) = target.chunkSize { add("chunk_size", String(bytes)) }
         if target.parallelParts != 1 { add("parallel_parts", String(target.parallelParts)) }

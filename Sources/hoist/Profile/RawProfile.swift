@@ -30,6 +30,8 @@ struct RawProfile: Decodable, Sendable {
     var message: String?
     var retries: Int?
     var concurrency: Int?
+    /// `"2M"` or a number of bytes per second.
+    var limitRate: String?
     var timeout: Double?
     var connectTimeout: Double?
     var idleTimeout: Double?
@@ -58,6 +60,7 @@ struct RawProfile: Decodable, Sendable {
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case url, method, body, field, expect, message, retries, concurrency, timeout
+        case limitRate = "limit_rate"
         case connectTimeout = "connect_timeout"
         case idleTimeout = "idle_timeout"
         case transfer
@@ -88,6 +91,7 @@ struct RawProfile: Decodable, Sendable {
         message = try container.decodeIfPresent(String.self, forKey: .message)
         retries = try container.decodeIfPresent(Int.self, forKey: .retries)
         concurrency = try container.decodeIfPresent(Int.self, forKey: .concurrency)
+        limitRate = try Self.size(container, .limitRate)
         timeout = try Self.seconds(container, .timeout)
         connectTimeout = try Self.seconds(container, .connectTimeout)
         idleTimeout = try Self.seconds(container, .idleTimeout)

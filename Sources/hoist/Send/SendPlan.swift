@@ -10,6 +10,8 @@ struct SendPlan {
     /// For each request, the index of the request it must wait for, if any.
     var after: [Int?]
     var concurrency: Int
+    /// Bytes per second over every upload (0: no limit).
+    var limitRate: Int64 = 0
     /// Against other runs' tasks once they meet in a journal (`hoist resume`, the UI's `R`).
     var priority: TaskPriority = .normal
     /// Fields whose values are never printed: `--secret` and the profile's `secret = true`.
@@ -49,6 +51,7 @@ struct SendPlan {
             connectTimeout: options.connectTimeout, idleTimeout: options.idleTimeout, transfer: flags.transfer,
             chunkSize: flags.chunkSize, parallelParts: flags.parallelParts, s3: flags.s3,
             images: command.images.settings, entries: try options.headerEntries())
+        flags.limitRate = command.target.limitRate
         var settings = flags.over(profile?.settings ?? TargetSettings())
         if settings.method == nil, !command.uploadFiles.isEmpty { settings.method = .put }
         guard settings.url != nil else {
@@ -102,6 +105,7 @@ struct SendPlan {
         }
         after = requests.indices.map { command.afterSuccess && $0 > 0 ? $0 - 1 : nil }
         concurrency = target.concurrency
+        limitRate = target.limitRate
         priority = command.priority.engine
         secretFields = Set(command.secretFields).union(entries.filter { $0.kind == .field && $0.isSecret }.map(\.name))
         secretHeaders = Set(entries.filter { $0.kind == .header && $0.isSecret }.map(\.name))

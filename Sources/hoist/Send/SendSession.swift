@@ -80,7 +80,8 @@ final class SendSession: UploadEventMonitor, @unchecked Sendable {
         // The journal passes the events on: a result is printed only once
         // the journal has it on disk.
         let engine = UploadEngine(
-            configuration: .init(concurrency: plan.concurrency, insecure: insecure),
+            configuration: .init(
+                concurrency: plan.concurrency, insecure: insecure, limitRate: plan.limitRate > 0 ? plan.limitRate : nil),
             monitors: journal.map { [$0] } ?? shown)
         engine.pause()
         if verbose {

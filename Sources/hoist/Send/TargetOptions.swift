@@ -19,6 +19,14 @@ struct TargetOptions: ParsableArguments {
         transform: TargetValue.concurrency)
     var concurrency: Int?
 
+    @Option(
+        name: .customLong("limit-rate"),
+        help: ArgumentHelp(
+            "Bytes per second over all uploads at once, as curl takes it: 500K, 2M, 1G (binary units); 0 for no limit.",
+            valueName: "rate"),
+        transform: TargetValue.limitRate)
+    var limitRate: Int64?
+
     @Flag(name: [.customShort("k"), .customLong("insecure")], help: "Do not verify the server's TLS certificate.")
     var insecure = false
 
@@ -48,9 +56,11 @@ struct TargetOptions: ParsableArguments {
 
     /// What these options set in a target.
     var settings: TargetSettings {
-        TargetSettings(
+        var settings = TargetSettings(
             concurrency: concurrency, transfer: tus ? .tus : nil, chunkSize: chunkSize, parallelParts: parallelParts,
             s3: s3.options)
+        settings.limitRate = limitRate
+        return settings
     }
 
     /// The profile named by `--profile`, loaded and checked.

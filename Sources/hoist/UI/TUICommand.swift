@@ -42,7 +42,9 @@ struct TUICommand: AsyncParsableCommand {
         let initial = settings.target
         let status = try await UISession.run(
             target: initial, entries: settings.entries, files: files, profile: target.profile, loadedProfile: loaded,
-            configuration: UploadEngine.Configuration(concurrency: initial.concurrency, insecure: target.insecure),
+            configuration: UploadEngine.Configuration(
+                concurrency: initial.concurrency, insecure: target.insecure,
+                limitRate: initial.limitRate > 0 ? initial.limitRate : nil),
             history: HistoryStore(path: HistoryStore.defaultPath()), journal: JournalStore.defaultDirectory())
         throw ExitCode(status.rawValue)
     }
@@ -88,6 +90,7 @@ enum UISession {
             startDirectory: startDirectory)
         model.entries = entries
         model.queue.concurrency = configuration.concurrency
+        model.queue.limitRate = configuration.limitRate
         if !files.isEmpty {
             guard case .staged(let staged, let problems) = FileSystem.stage(files, field: target.fileField) else {
                 return .badInput

@@ -119,6 +119,7 @@ final class UploadManagerApp: TerminalProgram {
         case .pause: engine.pause()
         case .resume: engine.resume()
         case .setConcurrency(let limit): engine.concurrencyLimit = limit
+        case .setLimitRate(let rate): engine.limitRate = rate
         case .list(let directory):
             io.async { [mailbox] in mailbox.post(FileSystem.list(directory)) }
         case .stage(let paths, let field):
