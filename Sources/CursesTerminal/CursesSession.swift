@@ -44,7 +44,10 @@ final class CursesSession {
 
         var colorsEnabled = false
         var defaultColors = false
-        if has_colors() {
+        // NO_COLOR (no-color.org): set and not empty, the screen keeps to
+        // bold, dim and reverse, and glyphs (✔ ✘ ‖) say what colours would.
+        let noColor = getenv("NO_COLOR").map { $0.pointee != 0 } ?? false
+        if has_colors(), !noColor {
             colorsEnabled = start_color() == hoist_OK()
             defaultColors = colorsEnabled && use_default_colors() == hoist_OK()
         }

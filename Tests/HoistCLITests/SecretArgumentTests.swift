@@ -147,4 +147,53 @@ import Testing
         #expect(detached.status == 2)
         #expect(detached.stderr.contains("-u alice: no terminal to ask the password on; give -u user:password"))
     }
+
+    /// --netrc and --netrc-file, beside curl reading the same file: the same
+    /// Authorization header reaches the server, and hoist never prints it.
+    @Test func netrcCredentialsAreSentAsCurlSendsThem() async throws {
+        try await withEchoServer { url in
+            let home = TemporaryDirectory()
+            let netrc = home.file(
+                ".netrc",
+                text: #"""
+                    # work machines
+                    machine example.com login bob password nope
+                    machine 127.0.0.1
+                      login "alice smith"
+                      password "p@ss \"word\" #1"
+                    macdef init
+                    machine 127.0.0.1 login mallory password fromthemacro
+
+                    default login anon password guest
+                    """#, mode: 0o600)
+            func viaCurl(_ url: String) async throws -> String? {
+                let result = try await run("/usr/bin/curl", ["-sS", "--netrc-file", netrc, "-F", "a=b", url])
+                return try headers(in: result.stdout)["authorization"]
+            }
+            func viaHoist(_ arguments: [String]) async throws -> (String?, RunResult) {
+                let result = try await hoist(
+                    ["send"] + arguments + ["-F", "a=b", "--no-history", "-v"], environment: ["HOME": home.path])
+                #expect(result.status == 0, "\(result.stderr)")
+                return (try headers(in: result.stdout)["authorization"], result)
+            }
+            let alice = "Basic " + Data(#"alice smith:p@ss "word" #1"#.utf8).base64EncodedString()
+            let (sent, result) = try await viaHoist([url, "--netrc-file", netrc])
+            #expect(sent == alice)
+            #expect(try await viaCurl(url) == alice, "curl reads the file the same way")
+            #expect(!result.stderr.contains("p@ss") && !result.stderr.contains(String(alice.dropFirst(6))))
+            #expect(result.stderr.contains("> Authorization: Basic ••••••"), "\(result.stderr)")
+            // Another host: the default entry, as curl takes it.
+            let other = url.replacingOccurrences(of: "127.0.0.1", with: "localhost")
+            #expect(try await viaHoist([other, "--netrc-file", netrc]).0 == "Basic " + Data("anon:guest".utf8).base64EncodedString())
+            #expect(try await viaCurl(other) == "Basic " + Data("anon:guest".utf8).base64EncodedString())
+            // --netrc reads ~/.netrc; -u wins over it.
+            #expect(try await viaHoist([url, "--netrc"]).0 == alice)
+            #expect(
+                try await viaHoist([url, "--netrc", "-u", "carol:pw"]).0
+                    == "Basic " + Data("carol:pw".utf8).base64EncodedString())
+            let missing = try await hoist(["send", url, "--netrc-file", home.sub("none"), "-F", "a=b"])
+            #expect(missing.status == 2)
+            #expect(missing.stderr.contains("netrc file \(home.sub("none")): no such file"), "\(missing.stderr)")
+        }
+    }
 }

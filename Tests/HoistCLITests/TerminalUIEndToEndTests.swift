@@ -5,6 +5,43 @@ import Testing
 
 /// The real `hoist` binary in tmux against the Receiver: keys in, screen out.
 @Suite(.serialized) struct TerminalUIEndToEndTests {
+    /// The colour parameters (30-38, 40-48, 90-107: not 39 and 49, the default colours) in a
+    /// screen captured with `capture-pane -e`.
+    static func colourCodes(_ styled: String) -> [String] {
+        let regex = try! NSRegularExpression(pattern: "\u{1B}\\[([0-9;]*)m")
+        let range = NSRange(styled.startIndex..., in: styled)
+        return regex.matches(in: styled, range: range).flatMap { match -> [String] in
+            let parameters = String(styled[Range(match.range(at: 1), in: styled)!])
+            return parameters.split(separator: ";").compactMap { Int($0) }
+                .filter { (30...48).contains($0) && $0 != 39 || (90...107).contains($0) }.map(String.init)
+        }
+    }
+
+    /// NO_COLOR turns the UI's colours off (attributes stay); `[` sets a bandwidth limit the top bar shows.
+    @Test func noColorAndTheBandwidthLimitKeys() async throws {
+        let work = TemporaryDirectory()
+        _ = work.file("a.bin", [1, 2, 3])
+        var colours: [String: [String]] = [:]
+        for noColor in ["", "1"] {
+            let tmux = try await Tmux.start(width: 100, height: 30, directory: work.path)
+            defer { Task { await tmux.kill() } }
+            try await tmux.type("NO_COLOR=\(noColor) \(hoistBinary) tui http://127.0.0.1:9/upload a.bin")
+            try await tmux.press("Enter")
+            try await tmux.waitFor("the UI") { $0.text.contains("Hoist") && $0.text.contains("a.bin") }
+            try await tmux.press("[")
+            let screen = try await tmux.waitFor("the limit in the top bar") {
+                $0.first?.contains("▶ running 0/4 ≤8.00 MiB/s") == true
+            }
+            #expect(screen.text.contains("limit 8.00 MiB/s over every upload ([ lowers, ] raises)"))
+            let styled = try await tmux.styledScreen()
+            #expect(styled.contains("\u{1B}[7m") || styled.contains(";7m"), "reverse video stays either way")
+            colours[noColor] = Self.colourCodes(styled)
+            try await tmux.press("q")
+        }
+        #expect(!(colours[""] ?? []).isEmpty, "colours without NO_COLOR")
+        #expect(colours["1"] == [], "none with NO_COLOR=1: \(colours["1"] ?? [])")
+    }
+
     @Test func stageUploadWatchAndQuit() async throws {
         try await withReceiver(configure: { $0.readBytesPerSecond = 8 << 20 }) { receiver, _ in
             let work = TemporaryDirectory()

@@ -44,6 +44,11 @@ struct Tmux {
         }
     }
 
+    /// The screen with its colours and attributes, as SGR escape sequences.
+    func styledScreen() async throws -> String {
+        try await Self.tmux(["capture-pane", "-p", "-e", "-t", session]).stdout
+    }
+
     func screen() async throws -> [String] {
         let result = try await Self.tmux(["capture-pane", "-p", "-t", session])
         return result.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)

@@ -63,7 +63,8 @@ struct SendPlan {
         let target = settings.target
         // A part named on the command line replaces the profile's field of that name.
         let named = Set(items.map(\.name))
-        let entries = settings.entries.filter { $0.kind == .header || !named.contains($0.name) }
+        var entries = settings.entries.filter { $0.kind == .header || !named.contains($0.name) }
+        if let credentials = try options.netrcEntry(for: target.url, over: entries) { entries.append(credentials) }
 
         var payload = Payload()
         let uploads = try command.uploadFiles.map { pattern -> Payload.Item in

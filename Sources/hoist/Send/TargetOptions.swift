@@ -1,5 +1,6 @@
 import ArgumentParser
 import FormData
+import Foundation
 import UploadEngine
 import UploadPlan
 
@@ -175,6 +176,12 @@ struct RequestOptions: ParsableArguments {
             valueName: "user[:password]"))
     var user: String?
 
+    @Flag(help: "Basic authentication from ~/.netrc for the URL's host (as curl): machine, login, password.")
+    var netrc = false
+
+    @Option(name: .customLong("netrc-file"), help: ArgumentHelp("As --netrc, from this file.", valueName: "file"))
+    var netrcFile: String?
+
     @Option(
         help: ArgumentHelp("Seconds allowed for each attempt in all.", valueName: "seconds"),
         transform: TargetValue.seconds)
@@ -230,6 +237,24 @@ struct RequestOptions: ParsableArguments {
                     value: "Basic " + String(decoding: Base64.encode(Array(credentials.utf8)), as: UTF8.self)))
         }
         return entries
+    }
+
+    /// The netrc's credentials for `url` as an Authorization header, when
+    /// --netrc or --netrc-file is given and nothing else authenticates
+    /// (-u, -H Authorization, a profile's header), as curl does.
+    func netrcEntry(for url: String, over entries: [FormEntry]) throws -> FormEntry? {
+        guard netrc || netrcFile != nil,
+            !entries.contains(where: { $0.kind == .header && $0.name.lowercased() == "authorization" }),
+            let parsed = URLComponents(string: url), let host = parsed.host
+        else { return nil }
+        let path = netrcFile ?? (ProcessInfo.processInfo.environment["HOME"] ?? NSHomeDirectory()) + "/.netrc"
+        guard let entry = try Netrc(path: path).entry(host: host, user: parsed.user), let login = entry.login else {
+            return nil
+        }
+        let credentials = login + ":" + (entry.password ?? "")
+        return FormEntry(
+            kind: .header, name: "Authorization",
+            value: "Basic " + String(decoding: Base64.encode(Array(credentials.utf8)), as: UTF8.self), isSecret: true)
     }
 
     /// One -H argument's headers: the line itself, or each line of `@file`, as curl reads it.
