@@ -59,9 +59,11 @@ import Testing
                 ["send", "--profile", "slow", "--limit-rate", "4m", "-s", "-v", "-F", "f=@\(file)"], config: config)
             #expect(curlStyle.status == 0, "4m: curl's units in any case")
             for bad in ["fast", "2X", "1T"] {
-                let refused = try await hoist(["send", "--profile", "slow", "--limit-rate", bad, "-F", "a=b"], config: config)
+                let refused = try await hoist(
+                    ["send", "--profile", "slow", "--limit-rate", bad, "-F", "a=b"], config: config)
                 #expect(refused.status == 2)
-                #expect(refused.stderr.contains("is not a rate: give bytes per second with K, M or G"), "\(refused.stderr)")
+                #expect(
+                    refused.stderr.contains("is not a rate: give bytes per second with K, M or G"), "\(refused.stderr)")
             }
             let badProfile = Config("[p]\nurl = \"http://x\"\nlimit_rate = \"lots\"\n")
             let refused = try await hoist(["send", "--profile", "p", "-F", "a=b"], config: badProfile)

@@ -184,7 +184,9 @@ import Testing
             #expect(result.stderr.contains("> Authorization: Basic ••••••"), "\(result.stderr)")
             // Another host: the default entry, as curl takes it.
             let other = url.replacingOccurrences(of: "127.0.0.1", with: "localhost")
-            #expect(try await viaHoist([other, "--netrc-file", netrc]).0 == "Basic " + Data("anon:guest".utf8).base64EncodedString())
+            #expect(
+                try await viaHoist([other, "--netrc-file", netrc]).0 == "Basic "
+                    + Data("anon:guest".utf8).base64EncodedString())
             #expect(try await viaCurl(other) == "Basic " + Data("anon:guest".utf8).base64EncodedString())
             // --netrc reads ~/.netrc; -u wins over it.
             #expect(try await viaHoist([url, "--netrc"]).0 == alice)

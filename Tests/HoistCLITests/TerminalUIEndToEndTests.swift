@@ -42,6 +42,31 @@ import Testing
         #expect(colours["1"] == [], "none with NO_COLOR=1: \(colours["1"] ?? [])")
     }
 
+    /// A folder marked in the browser stages every file under it, named by its path in the folder.
+    @Test func aMarkedFolderIsStagedWholeAndSentWithRelativeNames() async throws {
+        try await withReceiver { receiver, saved in
+            let work = FolderSendTests.tree()
+            let tmux = try await Tmux.start(width: 120, height: 40, directory: work.path)
+            defer { Task { await tmux.kill() } }
+            try await tmux.type("\(hoistBinary) tui \(receiver.baseURL)/upload")
+            try await tmux.press("Enter")
+            try await tmux.waitFor("the UI") { $0.text.contains("no files yet") }
+            try await tmux.press("a")
+            try await tmux.waitFor("the browser") { $0.text.contains("photos/") }
+            try await tmux.press("Down", "Space")
+            try await tmux.waitFor("the folder marked") { $0.text.contains("● photos/") }
+            try await tmux.press("a")
+            let screen = try await tmux.waitFor("the folder staged") {
+                $0.text.contains("staged 3 files · photos/: 3 files (2 hidden, 2 symbolic links left out)")
+            }
+            #expect(screen.text.contains("2026/june/a.jpg") && screen.text.contains("2026/身份证 正面.jpg"))
+            try await tmux.press("u")
+            try await tmux.waitFor("three uploads done") { $0.text.contains("✔ 3") }
+            #expect(JournalTests.savedHashes(saved).count == 3)
+            try await tmux.press("q")
+        }
+    }
+
     @Test func stageUploadWatchAndQuit() async throws {
         try await withReceiver(configure: { $0.readBytesPerSecond = 8 << 20 }) { receiver, _ in
             let work = TemporaryDirectory()

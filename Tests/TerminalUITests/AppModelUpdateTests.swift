@@ -113,15 +113,23 @@ import UploadPlan
         type("*.jpg", into: &m)
         _ = m.update(.key(.enter))
         #expect(names(m) == ["..", "photos", "img2.jpg", "img10.jpg", "z.jpg"], "the glob keeps directories")
-        // Space on a folder says what it is, and moves on like Space on a file.
+        // Space marks a folder whole, says so, and moves on like Space on a file; again unmarks it.
         _ = m.update(.key(.down))  // photos
         _ = m.update(.key(.character(" ")))  // to img2.jpg
-        #expect(m.notice == Notice("photos/ is a folder: Enter opens it, and Space marks its files"))
-        // * says what it marked, and that folders were left out.
+        #expect(m.notice == Notice("marked photos/: a stages every file under it"))
+        if case .browser(let b) = m.overlay { #expect(b.marked == ["/data/photos"]) }
+        #expect(Fixtures.render(m).contains { $0.contains("● photos/") }, "a marked folder shows its mark")
+        _ = m.update(.key(.up))
+        _ = m.update(.key(.character(" ")))
+        if case .browser(let b) = m.overlay { #expect(b.marked.isEmpty) }
+        // * says what it marked: the files and the folders.
         _ = m.update(.key(.character("*")))
-        #expect(m.notice == Notice("marked 3 files (1 folder left out: open one to mark its files)"))
+        #expect(m.notice == Notice("marked 3 files and 1 folder (every file under each)"))
         _ = m.update(.key(.character("*")))
-        #expect(m.notice == Notice("unmarked 3 files (1 folder left out: open one to mark its files)"))
+        #expect(m.notice == Notice("unmarked 3 files and 1 folder (every file under each)"))
+        _ = m.update(.key(.home))
+        _ = m.update(.key(.down))
+        _ = m.update(.key(.down))
         _ = m.update(.key(.character(" ")))  // mark img2.jpg, move to img10
         _ = m.update(.key(.down))  // z.jpg
         _ = m.update(.key(.character(" ")))
@@ -134,6 +142,11 @@ import UploadPlan
         #expect(m.files.map(\.baseName) == ["img2.jpg", "z.jpg"])
         #expect(m.files.map(\.detectedType) == ["image/jpeg", "image/jpeg"])
         #expect(m.notice == Notice("staged 2 files"))
+        _ = m.update(
+            .staged(
+                [StagedFile(path: "/data/photos/2026/a.jpg", size: 10)], problems: [],
+                folders: ["photos/: 1 file (2 hidden left out)"]))
+        #expect(m.notice == Notice("staged 1 file · photos/: 1 file (2 hidden left out)"))
     }
 
     @Test func browserEntersDirectoriesAndGoesUp() {

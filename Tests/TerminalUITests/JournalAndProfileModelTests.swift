@@ -102,7 +102,7 @@ import UploadPlan
         let entries = [FormEntry(kind: .header, name: "Authorization", value: "Bearer x")]
         #expect(
             m.update(.profileLoaded(name: "ocr", target: loaded, entries: entries, concurrency: 2)) == [
-                .setConcurrency(2)
+                .setConcurrency(2), .setLimitRate(nil),
             ])
         #expect(m.target == loaded && m.entries == entries && m.profile == "ocr")
         #expect(m.notice?.text == "profile ocr: 0 fields, 1 header, POST https://api.example.com/ocr")

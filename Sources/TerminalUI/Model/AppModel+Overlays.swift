@@ -173,29 +173,29 @@ extension AppModel {
             browser.isEditingGlob = true
         case .character(" "):
             // Marks and moves down, as Space does in the Files pane.
-            guard let entry = visible[safe: browser.cursor] else { break }
-            if entry.isDirectory {
-                notice = Notice("\(entry.name)/ is a folder: Enter opens it, and Space marks its files")
+            // A folder is marked whole: staged, it gives every file under it.
+            guard let entry = visible[safe: browser.cursor], entry.name != ".." else { break }
+            let path = browser.path(of: entry)
+            if let index = browser.marked.firstIndex(of: path) {
+                browser.marked.remove(at: index)
             } else {
-                let path = browser.path(of: entry)
-                if let index = browser.marked.firstIndex(of: path) {
-                    browser.marked.remove(at: index)
-                } else {
-                    browser.marked.append(path)
+                browser.marked.append(path)
+                if entry.isDirectory {
+                    notice = Notice("marked \(entry.name)/: a stages every file under it")
                 }
             }
             browser.cursor = min(max(0, visible.count - 1), browser.cursor + 1)
         case .character("*"):
-            let paths = visible.filter { !$0.isDirectory }.map(browser.path(of:))
-            let folders = visible.filter { $0.isDirectory && $0.name != ".." }.count
+            let shown = visible.filter { $0.name != ".." }
+            let paths = shown.map(browser.path(of:))
+            let folders = shown.filter(\.isDirectory).count
+            let files = shown.count - folders
             let allMarked = paths.allSatisfy(browser.marked.contains)
             browser.marked.removeAll(where: paths.contains)
             if !allMarked { browser.marked += paths }
-            let files = "\(paths.count) file\(paths.count == 1 ? "" : "s")"
-            let left =
-                folders == 0
-                ? "" : " (\(folders) folder\(folders == 1 ? "" : "s") left out: open one to mark its files)"
-            notice = Notice((allMarked ? "unmarked " : "marked ") + files + left)
+            var counts = ["\(files) file\(files == 1 ? "" : "s")"]
+            if folders > 0 { counts.append("\(folders) folder\(folders == 1 ? "" : "s") (every file under each)") }
+            notice = Notice((allMarked ? "unmarked " : "marked ") + counts.joined(separator: " and "))
         case .enter, .right, .character("l"):
             guard let entry = visible[safe: browser.cursor] else { break }
             if entry.isDirectory { return open(browser.path(of: entry)) }

@@ -27,15 +27,17 @@ extension AppModel {
             browser.error = error
             overlay = .browser(browser)
             return []
-        case .staged(let staged, let problems):
+        case .staged(let staged, let problems, let folders):
             for var file in staged {
                 file.marked = marksWhenStaged.remove(file.path) != nil
                 stage(file)
             }
             if !problems.isEmpty {
                 notice = Notice(problems.joined(separator: "; "), isError: true)
-            } else if !staged.isEmpty {
-                notice = Notice("staged \(staged.count) file\(staged.count == 1 ? "" : "s")")
+            } else if !staged.isEmpty || !folders.isEmpty {
+                notice = Notice(
+                    "staged \(staged.count) file\(staged.count == 1 ? "" : "s")"
+                        + (folders.isEmpty ? "" : " · " + folders.joined(separator: " · ")))
             }
             return []
         case .uploadRefused(let reason):

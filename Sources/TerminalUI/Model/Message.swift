@@ -11,7 +11,8 @@ public enum Message: Sendable {
     case listed(directory: String, entries: [DirectoryEntry])
     case listingFailed(directory: String, error: String)
     /// Files were checked (stat) and can be staged; `problems` name those that cannot.
-    case staged([StagedFile], problems: [String])
+    /// `folders`: what each folder staged gave, and left out ("photos/: 12 files (2 hidden left out)").
+    case staged([StagedFile], problems: [String], folders: [String] = [])
     /// The engine refused a request before sending it.
     case uploadRefused(String)
     /// SIGINT, SIGTERM or SIGHUP.

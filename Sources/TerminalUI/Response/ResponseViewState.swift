@@ -216,9 +216,17 @@ public struct ResponseViewState: Sendable, Hashable {
         case .home, .character("g"): moveToTop(lineCount: count, viewHeight: viewHeight)
         case .end, .character("G"): moveToBottom(lineCount: count, viewHeight: viewHeight)
         case .left, .character("h"):
-            if mode == .raw { shift(by: -Self.columnStep, in: document) } else { collapse(in: document, viewHeight: viewHeight) }
+            if mode == .raw {
+                shift(by: -Self.columnStep, in: document)
+            } else {
+                collapse(in: document, viewHeight: viewHeight)
+            }
         case .right, .character("l"):
-            if mode == .raw { shift(by: Self.columnStep, in: document) } else { expand(in: document, viewHeight: viewHeight) }
+            if mode == .raw {
+                shift(by: Self.columnStep, in: document)
+            } else {
+                expand(in: document, viewHeight: viewHeight)
+            }
         case .character("<"): shift(by: -Self.columnStep, in: document)
         case .character(">"): shift(by: Self.columnStep, in: document)
         case .character("0"): column = 0

@@ -116,7 +116,8 @@ enum Bars {
             ] + common
         case .response:
             return [
-                ("↑↓", "move"), ("←→", "fold"), ("<>", "scroll"), ("Enter", "toggle"), ("v", "whole"), ("E/C", "all"), ("i", "headers"),
+                ("↑↓", "move"), ("←→", "fold"), ("<>", "scroll"), ("Enter", "toggle"), ("v", "whole"), ("E/C", "all"),
+                ("i", "headers"),
                 ("x", "request"), ("w", "raw"),
                 ("P", "pretty"), ("s", "secrets"),
             ] + common

@@ -67,8 +67,10 @@ enum HelpView {
         (
             "File browser",
             [
-                ("Enter or l", "open a directory, or stage the file (or the marked files)"), ("Space", "mark a file"),
-                ("*", "mark every file shown"), ("a", "stage the marked files"), ("/", "filter by glob, e.g. *.jpg"),
+                ("Enter or l", "open a directory, or stage the file (or the marked files)"),
+                ("Space", "mark a file, or a folder: every file under it, named by its path in it (2026/a.jpg)"),
+                ("*", "mark every file and folder shown"), ("a", "stage the marked files and folders"),
+                ("/", "filter by glob, e.g. *.jpg"),
                 (".", "show hidden files"), ("⌫ or h", "parent directory"), ("Esc", "close"),
             ]
         ),
@@ -184,7 +186,7 @@ enum BrowserView {
             guard index < visible.count else { break }
             let entry = visible[index]
             let y = list.y + row
-            let isMarked = !entry.isDirectory && browser.marked.contains(browser.path(of: entry))
+            let isMarked = entry.name != ".." && browser.marked.contains(browser.path(of: entry))
             var x = list.x + 1
             x += grid.put(isMarked ? "● " : "  ", x: x, y: y, style: Style.fg(.yellow).bolded, clip: list)
             let name = entry.isDirectory ? entry.name + "/" : entry.name

@@ -71,7 +71,7 @@ extension JournalAdoption {
         var files: [StagedFile] = []
         var problems: [String] = []
         for file in workspace.files where !staged.contains([file.path, file.field]) {
-            guard case .staged(let checked, let why) = FileSystem.stage([file.path], field: file.field) else {
+            guard case .staged(let checked, let why, _) = FileSystem.stage([file.path], field: file.field) else {
                 continue
             }
             problems += why

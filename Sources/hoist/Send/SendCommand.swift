@@ -79,6 +79,17 @@ struct SendCommand: AsyncParsableCommand {
     @OptionGroup(title: "Images (JPEG, PNG, WebP, HEIC parts and files, prepared before they go)")
     var images: ImageOptions
 
+    @Flag(help: "Name each file found by ** by its base name, not by its path under the folder.")
+    var flat = false
+
+    @Flag(help: "Take hidden files and folders (.name) that ** finds; they are skipped by default.")
+    var hidden = false
+
+    @Flag(
+        name: .customLong("follow-symlinks"),
+        help: "Follow symbolic links that ** finds, to files and folders; they are skipped by default.")
+    var followSymlinks = false
+
     @Flag(name: .customLong("after-success"), help: "Start each task only after the one before it succeeded.")
     var afterSuccess = false
 

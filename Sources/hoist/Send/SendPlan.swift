@@ -66,9 +66,13 @@ struct SendPlan {
         var entries = settings.entries.filter { $0.kind == .header || !named.contains($0.name) }
         if let credentials = try options.netrcEntry(for: target.url, over: entries) { entries.append(credentials) }
 
+        let folders = FolderFiles.Options(hidden: command.hidden, followSymlinks: command.followSymlinks)
+        let choose = { (item: FormItem) throws -> Payload.Item in
+            try item.payloadItem(folders: folders, flat: command.flat)
+        }
         var payload = Payload()
         let uploads = try command.uploadFiles.map { pattern -> Payload.Item in
-            let matches = try Glob.files(matching: pattern)
+            let matches = try Glob.files(matching: pattern, folders: folders)
             guard !matches.isEmpty else {
                 // Not a pattern, or one that matched nothing: the file checks name what is wrong.
                 guard pattern.contains(where: { "*?[".contains($0) }) else {
@@ -76,7 +80,7 @@ struct SendPlan {
                 }
                 throw BadInput("-T \(pattern): no file matches")
             }
-            return .files(matches.map { FileChoice(path: $0, field: target.fileField) })
+            return .files(matches.map { $0.choice(field: target.fileField, flat: command.flat) })
         }
         if tus {
             let others = [
@@ -87,17 +91,17 @@ struct SendPlan {
                 throw BadInput(
                     "--tus sends files (-T, --each); \(others.joined(separator: " and ")) cannot be used with it")
             }
-            payload.items = try items.map { try $0.payloadItem() } + uploads
+            payload.items = try items.map(choose) + uploads
         } else if let document = command.jsonBody {
             payload.document = try Self.jsonDocument(document)
         } else if !uploads.isEmpty {
             payload.items = uploads
         } else if let spec = command.base64JSON {
-            payload.items = try items.map { try $0.payloadItem() } + [.files([try Self.base64JSONFile(spec)])]
+            payload.items = try items.map(choose) + [.files([try Self.base64JSONFile(spec)])]
         } else if !command.data.isEmpty || !command.dataURLEncode.isEmpty {
             payload.encodedData = try URLEncodedData.pieces(raw: command.data, encoded: command.dataURLEncode)
         } else {
-            payload.items = try items.map { try $0.payloadItem() }
+            payload.items = try items.map(choose)
         }
         do {
             requests = try target.requests(entries: entries, payload: payload)
@@ -158,13 +162,13 @@ struct SendPlan {
         }
 
         /// The part, or the files the glob matches.
-        func payloadItem() throws -> Payload.Item {
+        func payloadItem(folders: FolderFiles.Options, flat: Bool) throws -> Payload.Item {
             switch self {
             case .part(let part): return .part(part)
             case .each(let name, let pattern):
-                let matches = try Glob.files(matching: pattern)
+                let matches = try Glob.files(matching: pattern, folders: folders)
                 guard !matches.isEmpty else { throw BadInput("--each \(name)=@\(pattern): no file matches") }
-                return .files(matches.map { FileChoice(path: $0, field: name) })
+                return .files(matches.map { $0.choice(field: name, flat: flat) })
             }
         }
 
@@ -226,9 +230,28 @@ struct SendPlan {
     }
 }
 
-/// Files matching a shell glob, sorted; directories are skipped.
+/// Files matching a shell glob, sorted; directories are skipped. A `**`
+/// component walks the folder before it recursively (`photos/**`,
+/// `photos/**/*.jpg`), each file named by its path under that folder.
 enum Glob {
-    static func files(matching pattern: String) throws -> [String] {
+    struct Match: Equatable {
+        var path: String
+        /// The path under the folder a `**` walked; nil for a plain glob's match.
+        var relative: String?
+
+        /// The file as a part or body: named by its relative path unless `flat`.
+        func choice(field: String, flat: Bool) -> FileChoice {
+            FileChoice(path: path, field: field, filename: flat ? nil : relative)
+        }
+    }
+
+    static func files(matching pattern: String, folders: FolderFiles.Options = .init()) throws -> [Match] {
+        let components = pattern.split(separator: "/", omittingEmptySubsequences: false)
+        if let star = components.firstIndex(of: "**") {
+            return try walk(
+                components[..<star].joined(separator: "/"), pattern: pattern,
+                rest: components[(star + 1)...].filter { !$0.isEmpty && $0 != "**" }.map(String.init), folders: folders)
+        }
         var result = glob_t()
         defer { globfree(&result) }
         // GLOB_MARK ends directories (and links to them) with a slash, from
@@ -243,7 +266,28 @@ enum Glob {
             let path = String(cString: pointer)
             if path.utf8.last != UInt8(ascii: "/") { paths.append(path) }
         }
-        return paths.sorted()
+        return paths.sorted().map { Match(path: $0) }
+    }
+
+    /// The files under `base` whose last path components match `rest` (all of them when it is empty).
+    private static func walk(_ base: String, pattern: String, rest: [String], folders: FolderFiles.Options) throws
+        -> [Match]
+    {
+        let folder = base.isEmpty ? "." : base
+        var info = stat()
+        guard stat(folder, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
+            throw BadInput("\(pattern): \(folder) is not a folder")
+        }
+        let walk = FolderFiles.walk(folder, options: folders)
+        if let leftOut = walk.leftOut { printError("hoist: \(pattern): \(leftOut)") }
+        return walk.files.compactMap { file in
+            let names = file.relative.split(separator: "/")
+            guard names.count >= rest.count else { return nil }
+            for (name, glob) in zip(names.suffix(rest.count), rest) where fnmatch(glob, String(name), 0) != 0 {
+                return nil
+            }
+            return Match(path: base.isEmpty ? file.relative : file.path, relative: file.relative)
+        }
     }
 }
 

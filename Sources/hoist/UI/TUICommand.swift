@@ -92,7 +92,7 @@ enum UISession {
         model.queue.concurrency = configuration.concurrency
         model.queue.limitRate = configuration.limitRate
         if !files.isEmpty {
-            guard case .staged(let staged, let problems) = FileSystem.stage(files, field: target.fileField) else {
+            guard case .staged(let staged, let problems, _) = FileSystem.stage(files, field: target.fileField) else {
                 return .badInput
             }
             guard problems.isEmpty else { throw BadInput(problems.joined(separator: "\n")) }

@@ -215,21 +215,39 @@ enum FileSystem {
 
     /// Checks each path as the encoder will (exists, a regular file, readable)
     /// so a bad file is named now, not when its upload starts.
+    /// Checks each path; a folder gives every file under it, named by its
+    /// path in the folder (`2026/june/a.jpg`), hidden files and symbolic links left out.
     static func stage(_ paths: [String], field: String = "file") -> Message {
         var staged: [StagedFile] = []
         var problems: [String] = []
-        for path in paths {
+        var folders: [String] = []
+        func add(_ path: String, filename: String?) {
             do {
                 let snapshot = try FileSnapshot.regularFile(path: path, field: field)
                 // An image's pixels from its header, for the Files pane; other files are not opened.
                 let pixels =
                     ImagePreparer.imageTypes.contains(MIMETypes.type(forFilename: path))
                     ? ImagePreparer.pixelSize(of: path) : nil
-                staged.append(StagedFile(path: path, size: snapshot.size, fieldName: field, pixels: pixels))
+                var file = StagedFile(path: path, size: snapshot.size, fieldName: field, pixels: pixels)
+                file.filename = filename
+                staged.append(file)
             } catch {
                 problems.append(error.description)
             }
         }
-        return .staged(staged, problems: problems)
+        for path in paths {
+            var info = stat()
+            guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
+                add(path, filename: nil)
+                continue
+            }
+            let walk = FolderFiles.walk(path)
+            for file in walk.files { add(file.path, filename: file.relative) }
+            let name = baseName(of: path) + "/"
+            folders.append(
+                "\(name): \(walk.files.count) file\(walk.files.count == 1 ? "" : "s")"
+                    + (walk.leftOut.map { " (\($0))" } ?? ""))
+        }
+        return .staged(staged, problems: problems, folders: folders)
     }
 }
