@@ -674,6 +674,19 @@ enum ResponseViewFixtures {
         #expect(rows.contains { $0.contains("part  1  8.00 MiB  \"0cc175b9c0f1b6a831c399e269772661\"") }, "\(rows)")
         #expect(rows.contains { $0.contains("part 10  3.00 MiB  \"92eb5ffee6ae2fec3ad71c777531578f\"") }, "\(rows)")
         #expect(rows.contains { $0.contains("9 parts to go") }, "\(rows)")
+
+        // Standard input: its length is known at its end, so nothing counts against S3's 10,000.
+        task.progress = UploadProgress(bytesSent: 16 * mib, totalBytes: nil)
+        task.checkpoint = .s3(
+            S3Checkpoint(
+                uploadID: "2~StDiN", partSize: 8 * mib, length: 10_000 * 8 * mib,
+                parts: [S3Part(number: 1, etag: "\"0cc175b9c0f1b6a831c399e269772661\"", size: 8 * mib)], file: nil))
+        let stream = ResponseViewFixtures.text(ResponseViewFixtures.render(task, width: 70, height: 10))
+        #expect(stream.contains { $0.contains("S3 multipart upload 2~StDiN, 1 part so far") }, "\(stream)")
+        #expect(stream.contains { $0.hasSuffix("the server holds 8.00 MiB") }, "\(stream)")
+        #expect(stream.contains { $0.contains("part 1  8.00 MiB") }, "\(stream)")
+        #expect(stream.contains { $0.contains("more parts until standard input ends (at most 10,000)") }, "\(stream)")
+        #expect(!stream.joined().contains("9999"), "\(stream)")
     }
 }
 

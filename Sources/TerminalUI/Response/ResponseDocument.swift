@@ -117,10 +117,17 @@ public struct ResponseDocument: Sendable {
     static func transferLines(_ task: TaskSnapshot) -> [Line] {
         var lines: [Line] = []
         if let checkpoint = task.checkpoint {
-            let held = Format.bytes(checkpoint.offset) + " of " + Format.bytes(task.progress.totalBytes ?? 0)
-            lines.append(note(ResponseText.displayable(checkpoint.summary)))
+            // Standard input's length is known only at its end.
+            let total = task.progress.totalBytes
+            let held = Format.bytes(checkpoint.offset) + (total.map { " of " + Format.bytes($0) } ?? "")
+            var summary = checkpoint.summary
+            if case .s3(let upload) = checkpoint, total == nil {
+                summary =
+                    "S3 multipart upload \(upload.uploadID), \(upload.parts.count) part\(upload.parts.count == 1 ? "" : "s") so far"
+            }
+            lines.append(note(ResponseText.displayable(summary)))
             lines.append(note("the server holds " + held))
-            if case .s3(let upload) = checkpoint { lines += partLines(upload) }
+            if case .s3(let upload) = checkpoint { lines += partLines(upload, lengthKnown: total != nil) }
         }
         if let from = task.resumedFrom { lines.append(note("resumed at " + Format.bytes(from) + ", not from 0")) }
         for image in task.preparedImages {
@@ -136,9 +143,10 @@ public struct ResponseDocument: Sendable {
     }
 
     /// An S3 multipart upload's parts: number, size and ETag of each the
-    /// server confirmed, then how many are still to go.
-    static func partLines(_ upload: S3Checkpoint) -> [Line] {
-        let width = String(upload.partCount).count
+    /// server confirmed, then how many are still to go (a stream's parts go
+    /// on until it ends: S3's 10,000 is a limit, not a count).
+    static func partLines(_ upload: S3Checkpoint, lengthKnown: Bool = true) -> [Line] {
+        let width = String(lengthKnown ? upload.partCount : upload.parts.last?.number ?? 1).count
         var lines = upload.parts.map { part in
             let number = String(repeating: " ", count: width - String(part.number).count) + String(part.number)
             return Line(spans: [
@@ -146,6 +154,10 @@ public struct ResponseDocument: Sendable {
                 Span(Format.bytes(part.size).padding(toLength: 10, withPad: " ", startingAt: 0), Style.plain),
                 Span(ResponseText.displayable(part.etag), Style.fg(.green)),
             ])
+        }
+        guard lengthKnown else {
+            lines.append(note("  more parts until standard input ends (at most 10,000)"))
+            return lines
         }
         let left = upload.partCount - upload.parts.count
         if left > 0 { lines.append(note("  \(left) part\(left == 1 ? "" : "s") to go")) }

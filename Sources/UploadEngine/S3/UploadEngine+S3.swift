@@ -1,6 +1,7 @@
 import Crypto
 import FormData
 import Foundation
+import NIOConcurrencyHelpers
 
 /// An S3 task's attempt, on `queue`: a file below the multipart threshold
 /// goes as one `PutObject`; a larger one through `S3MultipartStateMachine`,
@@ -137,15 +138,49 @@ extension UploadEngine {
             callbacks: .init(progress: { _ in }, bodySent: { _ in }, responseStarted: { _ in }, completed: { _ in }))
     }
 
-    /// One exchange, signed now (a retry's date is its own).
+    /// One exchange, signed now (a retry's date is its own) by the server's
+    /// clock as far as it is known. A `RequestTimeTooSkewed` answer teaches
+    /// the engine the server's clock, and the exchange goes once more,
+    /// signed by it (as the AWS SDKs correct a skewed clock).
     private func sendSigned(
         _ line: S3RequestLine, headers: [HeaderField], body: RequestBody?, request: UploadRequest, signer: SigV4,
-        callbacks: HTTPTransport.Callbacks
+        callbacks: HTTPTransport.Callbacks, corrected: Bool = false
     ) -> HTTPTransport.Attempt {
-        transport.exchange(
+        let offset = s3ClockOffset
+        let signedAt = Date().addingTimeInterval(offset + s3ClockOverride)
+        let first = NIOLockedValueBox<HTTPTransport.Attempt?>(nil)
+        var checked = callbacks
+        checked.completed = { outcome in
+            guard !corrected, let skew = Self.clockSkew(outcome, signedAt: signedAt) else {
+                return callbacks.completed(outcome)
+            }
+            self.queue.async {
+                // Set, not added to: parts refused together all learn the same clock.
+                self.s3ClockOffset = offset + skew
+                let again = self.sendSigned(
+                    line, headers: headers, body: body, request: request, signer: signer, callbacks: callbacks,
+                    corrected: true)
+                first.withLockedValue { $0 }?.adopt(again)
+            }
+        }
+        let attempt = transport.exchange(
             method: line.method, url: line.url,
-            headers: signer.sign(line, headers: headers, payloadHash: SigV4.unsignedPayload, at: Date()), body: body,
-            timeouts: request.timeouts, callbacks: callbacks)
+            headers: signer.sign(line, headers: headers, payloadHash: SigV4.unsignedPayload, at: signedAt), body: body,
+            timeouts: request.timeouts, callbacks: checked)
+        first.withLockedValue { $0 = attempt }
+        return attempt
+    }
+
+    /// The server's clock minus the signing time, when the server refused
+    /// the request as signed too far from its clock: from the error's
+    /// `ServerTime` and `RequestTime`, else from its `Date` header.
+    static func clockSkew(_ outcome: HTTPTransport.Outcome, signedAt: Date) -> TimeInterval? {
+        guard case .success(let response) = outcome.result, response.status == 403,
+            let error = S3ServerError(status: response.status, body: response.body),
+            error.code == "RequestTimeTooSkewed"
+        else { return nil }
+        if let skew = error.skew { return skew }
+        return response.headers.value(of: "Date").flatMap(HTTPDate.parse).map { $0.timeIntervalSince(signedAt) }
     }
 
     /// Runs `send` on `queue` with the region's checksum once it is
