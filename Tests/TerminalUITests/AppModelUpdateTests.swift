@@ -122,11 +122,11 @@ import UploadPlan
         _ = m.update(.key(.up))
         _ = m.update(.key(.character(" ")))
         if case .browser(let b) = m.overlay { #expect(b.marked.isEmpty) }
-        // * says what it marked: the files and the folders.
+        // * marks the files shown, and says the folders were not.
         _ = m.update(.key(.character("*")))
-        #expect(m.notice == Notice("marked 3 files and 1 folder (every file under each)"))
+        #expect(m.notice == Notice("marked 3 files (not the 1 folder: Space marks a folder whole)"))
         _ = m.update(.key(.character("*")))
-        #expect(m.notice == Notice("unmarked 3 files and 1 folder (every file under each)"))
+        #expect(m.notice == Notice("unmarked 3 files (not the 1 folder: Space marks a folder whole)"))
         _ = m.update(.key(.home))
         _ = m.update(.key(.down))
         _ = m.update(.key(.down))

@@ -186,16 +186,16 @@ extension AppModel {
             }
             browser.cursor = min(max(0, visible.count - 1), browser.cursor + 1)
         case .character("*"):
-            let shown = visible.filter { $0.name != ".." }
-            let paths = shown.map(browser.path(of:))
-            let folders = shown.filter(\.isDirectory).count
-            let files = shown.count - folders
+            // Files only: a folder's whole tree is marked one at a time, with Space.
+            let paths = visible.filter { !$0.isDirectory }.map(browser.path(of:))
+            let folders = visible.filter { $0.isDirectory && $0.name != ".." }.count
             let allMarked = paths.allSatisfy(browser.marked.contains)
             browser.marked.removeAll(where: paths.contains)
             if !allMarked { browser.marked += paths }
-            var counts = ["\(files) file\(files == 1 ? "" : "s")"]
-            if folders > 0 { counts.append("\(folders) folder\(folders == 1 ? "" : "s") (every file under each)") }
-            notice = Notice((allMarked ? "unmarked " : "marked ") + counts.joined(separator: " and "))
+            let files = "\(paths.count) file\(paths.count == 1 ? "" : "s")"
+            let left =
+                folders == 0 ? "" : " (not the \(folders) folder\(folders == 1 ? "" : "s"): Space marks a folder whole)"
+            notice = Notice((allMarked ? "unmarked " : "marked ") + files + left)
         case .enter, .right, .character("l"):
             guard let entry = visible[safe: browser.cursor] else { break }
             if entry.isDirectory { return open(browser.path(of: entry)) }

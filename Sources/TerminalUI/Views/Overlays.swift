@@ -69,7 +69,7 @@ enum HelpView {
             [
                 ("Enter or l", "open a directory, or stage the file (or the marked files)"),
                 ("Space", "mark a file, or a folder: every file under it, named by its path in it (2026/a.jpg)"),
-                ("*", "mark every file and folder shown"), ("a", "stage the marked files and folders"),
+                ("*", "mark every file shown (not folders)"), ("a", "stage the marked files and folders"),
                 ("/", "filter by glob, e.g. *.jpg"),
                 (".", "show hidden files"), ("⌫ or h", "parent directory"), ("Esc", "close"),
             ]

@@ -20,7 +20,7 @@ final class RateLimiter: Sendable {
 
     private let state = NIOLockedValueBox(State())
     /// How much unused time a booking may make up for: the largest burst.
-    static let slack = TimeAmount.milliseconds(20)
+    static let slack = TimeAmount.milliseconds(50)
 
     init(bytesPerSecond: Int64? = nil) {
         state.withLockedValue { $0.bytesPerSecond = bytesPerSecond }

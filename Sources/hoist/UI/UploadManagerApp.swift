@@ -123,7 +123,7 @@ final class UploadManagerApp: TerminalProgram {
         case .list(let directory):
             io.async { [mailbox] in mailbox.post(FileSystem.list(directory)) }
         case .stage(let paths, let field):
-            io.async { [mailbox] in mailbox.post(FileSystem.stage(paths, field: field)) }
+            io.async { [mailbox] in mailbox.post(FileSystem.stage(paths, field: field, folders: true)) }
         case .loadHistory:
             io.async { [mailbox] in mailbox.post(FileSystem.history()) }
         case .resumeInterrupted:
@@ -215,9 +215,10 @@ enum FileSystem {
 
     /// Checks each path as the encoder will (exists, a regular file, readable)
     /// so a bad file is named now, not when its upload starts.
-    /// Checks each path; a folder gives every file under it, named by its
-    /// path in the folder (`2026/june/a.jpg`), hidden files and symbolic links left out.
-    static func stage(_ paths: [String], field: String = "file") -> Message {
+    /// Checks each path. With `folders` (the browser's marks), a folder gives
+    /// every file under it, named by its path in the folder (`2026/june/a.jpg`),
+    /// hidden files and symbolic links left out; else it is refused as a directory.
+    static func stage(_ paths: [String], field: String = "file", folders walks: Bool = false) -> Message {
         var staged: [StagedFile] = []
         var problems: [String] = []
         var folders: [String] = []
@@ -237,7 +238,7 @@ enum FileSystem {
         }
         for path in paths {
             var info = stat()
-            guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
+            guard walks, stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
                 add(path, filename: nil)
                 continue
             }
