@@ -86,7 +86,8 @@ enum Bars {
         case .browser(let browser):
             if browser.isEditingGlob { return [("Enter", "apply filter"), ("Esc", "done")] }
             return [
-                ("Enter", "open/stage"), ("Space", "mark file or folder"), ("*", "mark files"), ("a", "stage marked"), ("/", "glob"),
+                ("Enter", "open/stage"), ("Space", "mark file or folder"), ("*", "mark files"), ("a", "stage marked"),
+                ("/", "glob"),
                 (".", "hidden"), ("⌫", "up"), ("Esc", "close"),
             ]
         case .history: return [("Enter", "stage again"), ("↑↓", "move"), ("g/G", "first/last"), ("Esc", "close")]
