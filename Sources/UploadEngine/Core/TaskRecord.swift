@@ -4,7 +4,8 @@ import FormData
 /// One task's state in the engine, touched only on the engine's queue. A
 /// class, so the engine reads and changes a task in place instead of
 /// copying the whole record (request, snapshot, body) out of the dictionary
-/// and back on every event.
+/// and back on every event. What only some tasks have (a tus or S3 driver,
+/// prepared images) is `@OutOfLine`, so a plain task's record stays small.
 final class TaskRecord {
     var snapshot: TaskSnapshot
     var machine = UploadTaskStateMachine()
@@ -23,14 +24,14 @@ final class TaskRecord {
     /// uses it only while every file still matches its snapshot.
     var prepared: RequestBody?
     /// The request as sent once its images were prepared (`UploadRequest.images`); kept for retries.
-    var imageRequest: UploadRequest?
+    @OutOfLine var imageRequest: UploadRequest? = nil
     /// Why its images could not be prepared, when preparing ahead found out before the task started.
     var imageFailure: ImagePrepError?
     /// The attempt waiting for its images, prepared ahead or in its slot.
     var attemptAwaitingImages: Int?
     /// A tus task's driver, kept across attempts: it knows the upload URL
     /// and the server's offset.
-    var tus: TusTransferStateMachine?
+    @OutOfLine var tus: TusTransferStateMachine? = nil
     /// Bytes written by each lane's exchange under way, not yet confirmed.
     var tusInFlight: [Int: Int64] = [:]
     /// Each lane's next chunk, read and hashed ahead (see `PreparedDigest`).
@@ -39,7 +40,7 @@ final class TaskRecord {
     var stream: StreamBuffer?
     /// The answer to a resumable driver's latest exchange (tus or S3): the
     /// task's response when it ends, and its `Retry-After`.
-    var lastAnswer: UploadResponse?
+    @OutOfLine var lastAnswer: UploadResponse? = nil
     var lastRetryAfter: Duration?
     /// The server's offset when the attempt began, and the resumable
     /// attempts in a row that did not move it (the retry policy counts those).
@@ -47,11 +48,11 @@ final class TaskRecord {
     var stalledAttempts = 0
     /// An S3 multipart task's driver, kept across attempts: it knows the
     /// UploadId and the parts the server confirmed.
-    var s3: S3MultipartStateMachine?
+    @OutOfLine var s3: S3MultipartStateMachine? = nil
     /// A multipart upload of an earlier run's prepared image, aborted when an attempt has keys.
-    var abandonedS3: S3Checkpoint?
+    @OutOfLine var abandonedS3: S3Checkpoint? = nil
     /// The keys found when the attempt began (never stored in the request).
-    var s3Signer: SigV4?
+    @OutOfLine var s3Signer: SigV4? = nil
     /// Bytes written by each part under way, by part number.
     var s3InFlight: [Int: Int64] = [:]
     /// MD5s of the parts to send next, computed ahead.

@@ -15,10 +15,13 @@ public enum Transfer: Sendable, Hashable, Codable {
     case single
     /// A tus 1.0 resumable upload: the URL is the creation endpoint and the
     /// body a `.rawFile`, sent in chunks from the server's offset.
-    case tus(TusSettings)
+    // Indirect: a request is copied into every task's snapshot, key and
+    // event, and most requests are `.single`; inline, these settings made
+    // every copy 100 bytes larger.
+    indirect case tus(TusSettings)
     /// An object in S3-compatible storage: the body a `.rawFile`, sent as
     /// one `PutObject` or, from `multipartThreshold` up, a multipart upload.
-    case s3(S3Settings)
+    indirect case s3(S3Settings)
 
     public var isResumable: Bool {
         if case .single = self { return false }

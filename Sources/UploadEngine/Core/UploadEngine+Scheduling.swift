@@ -111,7 +111,13 @@ extension UploadEngine {
         guard !monitors.isEmpty else { return }
         outbox.append(event)
         if outbox.count == 1 { queue.async { self.deliverOutbox() } }
+        // A batch of 10,000 adds would hold 10,000 snapshots (about 1 KB
+        // each) here until the end of its turn: hand them over as they come.
+        if outbox.count >= Self.outboxLimit { deliverOutbox() }
     }
+
+    /// Events held in one turn before they are handed over anyway.
+    static let outboxLimit = 256
 
     /// Hands the queued events to the monitors, in order. Called before any
     /// waiter is resumed, so a caller that wakes up sees every event so far.

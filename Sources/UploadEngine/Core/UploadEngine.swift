@@ -360,6 +360,28 @@ public final class UploadEngine: @unchecked Sendable {
 
     public var status: QueueStatus { queue.sync { queueStatus() } }
 
+    /// How the tasks stand, counted where they are: 10,000 finished tasks
+    /// are not copied out to be counted.
+    public struct Tally: Sendable, Hashable {
+        /// Not finished, or cancelled as interrupted (what a journal keeps).
+        public var unfinished = 0
+        public var succeeded = 0
+        public var total = 0
+    }
+
+    public func tally() -> Tally {
+        queue.sync {
+            var tally = Tally()
+            for record in records.values {
+                let state = record.snapshot.state
+                tally.total += 1
+                if state == .succeeded { tally.succeeded += 1 }
+                if !state.isFinished || state == .cancelled(reason: "interrupted") { tally.unfinished += 1 }
+            }
+            return tally
+        }
+    }
+
     /// Which of `ids` have not finished. A journal asks this about once a
     /// second instead of taking a `.finished` event (and a thread wake-up)
     /// per task.

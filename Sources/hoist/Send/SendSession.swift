@@ -131,12 +131,12 @@ final class SendSession: UploadEventMonitor, @unchecked Sendable {
         progress?.stop()
         let interrupted = interrupt.fired
         interrupt.cancel()
-        let all = engine.snapshots()
+        let tally = engine.tally()
         // What shutting down cancels (tasks left in the journal on purpose) is not a result.
         queue.sync { closing = true }
         await engine.shutdown()
         if interrupted {
-            let left = all.filter { !$0.state.isFinished || $0.state == .cancelled(reason: "interrupted") }.count
+            let left = tally.unfinished
             if left > 0 {
                 let uploads = "\(left) unfinished upload\(left == 1 ? "" : "s")"
                 printError(
@@ -147,7 +147,7 @@ final class SendSession: UploadEventMonitor, @unchecked Sendable {
             }
             return .interrupted
         }
-        return all.allSatisfy { $0.state == .succeeded } ? .ok : .uploadFailed
+        return tally.succeeded == tally.total ? .ok : .uploadFailed
     }
 
     /// Without live rows, only finished tasks print anything.
