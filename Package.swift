@@ -33,7 +33,8 @@ let package = Package(
             providers: [.apt(["libncurses-dev"])]
         ),
         .systemLibrary(name: "CLinux"),
-        .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
+        // libvips is opened with dlopen when an image is first prepared (Sources/CVips/vips.c).
+        .target(name: "CVips", linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "ImagePrep", dependencies: ["CVips"]),
         .target(name: "FormData"),
         .target(

@@ -18,19 +18,19 @@ public enum ImagePreparer {
     public static func prepare(
         _ path: String, filename: String, settings: ImageSettings, into folder: String
     ) throws(ImagePrepError) -> PreparedImage {
-        guard started else { throw ImagePrepError("libvips could not start: \(lastError())") }
+        guard started else { throw ImagePrepError(lastError()) }
         var info = stat()
         guard stat(path, &info) == 0 else {
             throw ImagePrepError("\(path): \(String(cString: strerror(errno)))")
         }
         // A class name such as VipsForeignLoadJpegFile.
         guard let loaderName = hoist_loader(path).map({ String(cString: $0).lowercased() }) else {
-            vips_error_clear()
+            hoist_error_clear()
             throw ImagePrepError("\(filename) is not an image libvips can read (is it really \(kind(of: filename))?)")
         }
         let original = try open(path, filename: filename)
         defer { hoist_unref(original) }
-        let (width, height) = (Int(vips_image_get_width(original)), Int(vips_image_get_height(original)))
+        let (width, height) = (Int(hoist_width(original)), Int(hoist_height(original)))
         guard Int64(width) * Int64(height) <= settings.maxPixels else {
             throw ImagePrepError(
                 "\(filename) is \(width)×\(height) pixels, more than the \(settings.maxPixels / 1_000_000) megapixels"
@@ -61,7 +61,7 @@ public enum ImagePreparer {
         let target = try write(bytes, named: name, into: folder)
         return PreparedImage(
             source: path, path: target, filename: name, contentType: output.contentType(loader: loaderName),
-            width: Int(vips_image_get_width(image)), height: Int(vips_image_get_height(image)),
+            width: Int(hoist_width(image)), height: Int(hoist_height(image)),
             bytes: Int64(bytes.count), originalWidth: shown.width, originalHeight: shown.height,
             originalBytes: Int64(info.st_size), quality: output == .png ? nil : used)
     }
@@ -70,7 +70,7 @@ public enum ImagePreparer {
     /// `nil` when libvips cannot read it as an image.
     public static func pixelSize(of path: String) -> PixelSize? {
         guard started, hoist_loader(path) != nil, let image = hoist_open(path) else {
-            vips_error_clear()
+            hoist_error_clear()
             return nil
         }
         defer { hoist_unref(image) }
@@ -78,22 +78,21 @@ public enum ImagePreparer {
     }
 
     /// Orientations 5 to 8 turn the image a quarter.
-    private static func uprightSize(_ image: UnsafeMutablePointer<VipsImage>) -> PixelSize {
-        let (width, height) = (Int(vips_image_get_width(image)), Int(vips_image_get_height(image)))
+    private static func uprightSize(_ image: OpaquePointer) -> PixelSize {
+        let (width, height) = (Int(hoist_width(image)), Int(hoist_height(image)))
         let turned = (5...8).contains(hoist_orientation(image))
         return turned ? PixelSize(width: height, height: width) : PixelSize(width: width, height: height)
     }
 
     // MARK: - Steps
 
-    private static func open(_ path: String, filename: String) throws(ImagePrepError) -> UnsafeMutablePointer<VipsImage>
-    {
+    private static func open(_ path: String, filename: String) throws(ImagePrepError) -> OpaquePointer {
         guard let image = hoist_open(path) else { throw failure(filename, "reading its header") }
         return image
     }
 
     private static func upright(_ path: String, filename: String, box: Int) throws(ImagePrepError)
-        -> UnsafeMutablePointer<VipsImage>
+        -> OpaquePointer
     {
         guard let image = hoist_thumbnail(path, Int32(box), Int32(box)) else { throw failure(filename, "decoding it") }
         return image
@@ -102,11 +101,11 @@ public enum ImagePreparer {
     /// The highest quality from `quality` down to 40 that fits; then smaller
     /// pixels, each round scaled by how far the last one missed.
     private static func fit(
-        _ image: UnsafeMutablePointer<VipsImage>, under limit: Int64, as output: Output, from quality: Int,
+        _ image: OpaquePointer, under limit: Int64, as output: Output, from quality: Int,
         filename: String
-    ) throws(ImagePrepError) -> ([UInt8], Int, UnsafeMutablePointer<VipsImage>) {
+    ) throws(ImagePrepError) -> ([UInt8], Int, OpaquePointer) {
         var current = image
-        g_object_ref(current)
+        hoist_ref(current)
         defer { hoist_unref(current) }
         // PNG has no quality to lower: only its pixels can go.
         let floor = output == .png ? quality : ImageSettings.lowestQuality
@@ -123,19 +122,19 @@ public enum ImagePreparer {
                         high = middle - 1
                     }
                 }
-                g_object_ref(current)
+                hoist_ref(current)
                 return (best, low, current)
             }
             current = try resized(
                 current, (Double(limit) / Double(smallest.count)).squareRoot() * 0.95, filename: filename)
-            if vips_image_get_width(current) < 16 || vips_image_get_height(current) < 16 { break }
+            if hoist_width(current) < 16 || hoist_height(current) < 16 { break }
         }
         throw ImagePrepError(
             "\(filename) cannot be made as small as \(limit) bytes (--image-max-bytes) and stay an image")
     }
 
-    private static func resized(_ image: UnsafeMutablePointer<VipsImage>, _ scale: Double, filename: String)
-        throws(ImagePrepError) -> UnsafeMutablePointer<VipsImage>
+    private static func resized(_ image: OpaquePointer, _ scale: Double, filename: String)
+        throws(ImagePrepError) -> OpaquePointer
     {
         guard let smaller = hoist_resize(image, scale) else { throw failure(filename, "scaling it down") }
         hoist_unref(image)
@@ -143,7 +142,7 @@ public enum ImagePreparer {
     }
 
     private static func encode(
-        _ image: UnsafeMutablePointer<VipsImage>, as output: Output, quality: Int, filename: String
+        _ image: OpaquePointer, as output: Output, quality: Int, filename: String
     ) throws(ImagePrepError) -> [UInt8] {
         var buffer: UnsafeMutableRawPointer?
         var length = 0

@@ -117,6 +117,41 @@ import Testing
             #expect(receiver.requestCount == 0, "no tus upload was created")
         }
     }
+
+    /// libvips is opened only to prepare an image: without it, images fail
+    /// clearly and everything else still goes.
+    @Test func withoutLibvipsImagesFailClearlyAndOtherUploadsGo() async throws {
+        let photos = TemporaryDirectory()
+        let jpeg = photos.path + "/id.jpg"
+        try await Photos.make(width: 1200, height: 900, at: jpeg)
+        try await withReceiver { receiver, _ in
+            let missing = ["HOIST_LIBVIPS": "libvips-not-here.so.42"]
+            let image = try await hoist(
+                ["send", receiver.baseURL + "/up", "-F", "image=@\(jpeg)", "--image-quality", "50", "--no-history"],
+                environment: missing)
+            #expect(image.status == 1)
+            #expect(
+                image.stderr.contains("images cannot be prepared: libvips is not installed")
+                    && image.stderr.contains("apt-get install libvips42"), "\(image.stderr)")
+            #expect(receiver.requestCount == 0)
+            let plain = try await hoist(
+                ["send", receiver.baseURL + "/up", "-F", "image=@\(jpeg)", "--no-history"], environment: missing)
+            #expect(plain.status == 0, "\(plain.stderr)")
+            #expect(receiver.requestCount == 1)
+
+            // A send with no image to prepare does not load libvips at all.
+            let slow = try Subprocess(
+                hoistBinary, ["send", receiver.baseURL + "/up?delay=3000", "-F", "a=b", "-s", "--no-history"],
+                environment: hoistEnvironment())
+            var maps = ""
+            for _ in 0..<40 where !maps.contains("libc.so") {
+                try await Task.sleep(for: .milliseconds(100))
+                maps = (try? String(contentsOfFile: "/proc/\(slow.pid)/maps", encoding: .utf8)) ?? ""
+            }
+            #expect(maps.contains("libc.so") && !maps.contains("libvips") && !maps.contains("libglib"), "\(maps.count)")
+            #expect(await slow.result().status == 0)
+        }
+    }
 }
 
 /// Resumable targets send the prepared copy too: a tus server and an S3
