@@ -97,7 +97,8 @@ import Testing
             let lifted = clock.now
             let done = try await h.finish(id)
             #expect(done.state == .succeeded)
-            #expect(clock.now - lifted < .seconds(3), "the rest went at full speed once the limit was lifted")
+            // Still limited, the rest would take 12 s and more.
+            #expect(clock.now - lifted < .seconds(8), "the rest went at full speed once the limit was lifted")
             #expect(try received(done).files.first?.sha256 == sha256(file.bytes))
         }
     }
