@@ -6,8 +6,12 @@
 #     and as a share of one core over the busy window (target ≤ 10%);
 #   - the whole process's CPU while uploading and while idle (target: ~0 idle);
 #   - render + diff of a 200×60 frame without a terminal (hoist-bench-render,
-#     target ≤ 2 ms).
+#     target ≤ 2 ms);
+#   - 10,000 files of 1 KiB: a folder marked in the browser, staged, sent
+#     with U at 4 slots to the Go sink (bench/sink), against
+#     `hoist send --each` at 4: wall time and peak RSS (target ≤ 1.25× each).
 # Usage: bench/ui.sh [-c release|debug]   (default release)
+# Env:   HOIST_SCRATCH=DIR  build with --scratch-path DIR (default .build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 config=release
@@ -18,12 +22,18 @@ command -v tmux >/dev/null || { echo "bench/ui.sh: needs tmux" >&2; exit 1; }
 # same flags keep the two from rebuilding each other's release build).
 flags=(-c "$config")
 [ "$config" = release ] && flags+=(--static-swift-stdlib)
+[ -n "${HOIST_SCRATCH:-}" ] && flags+=(--scratch-path "$HOIST_SCRATCH")
 swift build "${flags[@]}" --product hoist >/dev/null
 swift build "${flags[@]}" --product hoist-bench-render >/dev/null
 bin="$(swift build "${flags[@]}" --show-bin-path)"
 work=$(mktemp -d)
 session="hoist-ui-bench-$$"
-cleanup() { tmux kill-session -t "$session" 2>/dev/null || true; [ -n "${receiver:-}" ] && kill "$receiver" 2>/dev/null; rm -rf "$work"; }
+cleanup() {
+  tmux kill-session -t "$session" 2>/dev/null || true
+  [ -n "${receiver:-}" ] && kill "$receiver" 2>/dev/null
+  [ -n "${sink:-}" ] && kill "$sink" 2>/dev/null
+  rm -rf "$work"
+}
 trap cleanup EXIT
 
 echo "== render + diff without a terminal ($config)"
@@ -76,3 +86,47 @@ f = max(1, s["frames"])
 print(f"  frames {s['frames']}, render {s['render_ms']/f:.3f} ms/frame, diff+write {s['draw_ms']/f:.3f} ms/frame, cells written {s['cells']//f}/frame")
 print(f"  drawing time in total: {s['render_ms'] + s['draw_ms']:.0f} ms")
 PY
+
+# --- 10,000 small files: the UI against hoist send --each --------------------
+echo "== 10,000 × 1 KiB: a folder marked in the browser and sent with U, 4 slots, against hoist send --each"
+(cd bench/sink && GOCACHE="$PWD/../out/gocache" GOPATH="$PWD/../out/gopath" \
+  GOFLAGS=-mod=mod GOPROXY=off GOTOOLCHAIN=local go build -o ../out/sink .) || { echo "go build failed" >&2; exit 1; }
+bench/out/sink >"$work/sink.addr" 2>/dev/null &
+sink=$!
+for _ in $(seq 50); do [ -s "$work/sink.addr" ] && break; sleep 0.1; done
+url="http://$(head -1 "$work/sink.addr")/upload"
+mkdir -p "$work/many/files"
+head -c $((10000 * 1024)) /dev/urandom | split -b 1024 -a 5 -d --additional-suffix=.bin - "$work/many/files/f"
+session="$session-many"
+tmux -f /dev/null new-session -d -s "$session" -x 200 -y 60 -c "$work/many" \
+  env LANG=C.UTF-8 TERM=tmux-256color XDG_STATE_HOME="$work/many/state" XDG_CONFIG_HOME="$work/config" \
+  "$bin/hoist" tui "$url" --concurrency 4
+wait_for() {  # wait_for TEXT SECONDS
+  for _ in $(seq 1 $(($2 * 20))); do tmux capture-pane -p -t "$session" | grep -q "$1" && return 0; sleep 0.05; done
+  echo "bench/ui.sh: timed out waiting for '$1'" >&2; tmux capture-pane -p -t "$session" >&2; exit 1
+}
+wait_for "no files yet" 10
+pid=$(pgrep -f "^$bin/hoist tui $url" | head -1)
+tmux send-keys -t "$session" a
+wait_for "files/" 10
+tmux send-keys -t "$session" Down Space
+start=$(date +%s%N)
+tmux send-keys -t "$session" a
+wait_for "staged 10000 files" 30
+staged=$(( ($(date +%s%N) - start) / 1000000 ))
+start=$(date +%s%N)
+tmux send-keys -t "$session" U
+wait_for "✔ 10000" 300
+ui_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+ui_kib=$(awk '/VmHWM/ {print $2}' "/proc/$pid/status")
+tmux send-keys -t "$session" q
+start=$(date +%s%N)
+/usr/bin/time -f "%M" -o "$work/send.rss" "$bin/hoist" send "$url" --each "file=@$work/many/files/*.bin" \
+  --concurrency 4 --json >"$work/send.out" 2>"$work/send.err" || { tail -5 "$work/send.err" >&2; exit 1; }
+send_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+send_kib=$(tail -1 "$work/send.rss")
+[ "$(grep -c '"ok":true' "$work/send.out")" = 10000 ] || { echo "bench/ui.sh: hoist send did not send all 10,000" >&2; exit 1; }
+echo "  staged in $staged ms"
+awk -v u="$ui_ms" -v s="$send_ms" -v ur="$ui_kib" -v sr="$send_kib" 'BEGIN {
+  printf "  UI: %.2f s, peak RSS %.0f MiB; hoist send --each: %.2f s, %.0f MiB; ratio %.2fx wall, %.2fx memory (target <= 1.25x: %s)\n",
+    u / 1000, ur / 1024, s / 1000, sr / 1024, u / s, ur / sr, (u / s <= 1.25 && ur / sr <= 1.25) ? "met" : "MISSED" }'
