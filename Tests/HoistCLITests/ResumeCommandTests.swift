@@ -81,7 +81,28 @@ import UploadEngine
             #expect(names == ["c.bin", "d.bin", "a.bin", "b.bin"], "the high run's tasks first, each run in its order")
         }
         let bad = try await hoist(["send", "http://127.0.0.1:1/", "-F", "a=b", "--priority", "urgent"])
+
         #expect(bad.status == 2 && bad.stderr.contains("'high', 'normal' or 'low'"), "\(bad.stderr)")
+    }
+
+    /// `hoist resume --limit-rate` keeps to the budget as `hoist send` does.
+    @Test func resumeKeepsToABandwidthLimit() async throws {
+        let home = TemporaryDirectory()
+        let folder = TemporaryDirectory()
+        let file = folder.file("a.bin", Array(repeating: 3, count: 256 << 10))
+        let port = try await withReceiver(configure: { $0.latency = .seconds(30) }) { slow, _ in
+            try await Self.killedSend(slow.baseURL + "/upload", files: [file], home: home, folder: folder.path)
+            return slow.port
+        }
+        try await withReceiver(configure: { $0.port = port }) { receiver, _ in
+            let resume = try await hoist(
+                ["resume", "--json", "-s", "--no-history", "--limit-rate", "64K"], environment: Self.environment(home))
+            #expect(resume.status == 0, "\(resume.stderr)")
+            let line = try jsonObject(try #require(resume.stdoutLines.first))
+            // 256 KiB at 64 KiB/s: 4 s.
+            #expect((line["duration_ms"] as? Int ?? 0) > 3_700, "\(line)")
+            #expect(receiver.requestCount == 1)
+        }
     }
 
     @Test func resumeOfAChangedFileExitsOneAndKeepsItInTheJournal() async throws {

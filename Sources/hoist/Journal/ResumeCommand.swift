@@ -29,6 +29,12 @@ struct ResumeCommand: AsyncParsableCommand {
     @Option(help: "Uploads at once.", transform: TargetValue.concurrency)
     var concurrency: Int = Target.defaultConcurrency
 
+    @Option(
+        name: .customLong("limit-rate"),
+        help: ArgumentHelp("Bytes per second over all uploads, as curl takes it: 500K, 2M, 1G.", valueName: "rate"),
+        transform: TargetValue.limitRate)
+    var limitRate: Int64 = 0
+
     @Flag(name: [.customShort("s"), .customLong("silent")], help: "No progress rows.")
     var silent = false
 
@@ -42,7 +48,11 @@ struct ResumeCommand: AsyncParsableCommand {
         let directory = JournalStore.defaultDirectory()
         if list { return try listJournals(in: directory) }
         let session = SendSession(
-            plan: SendPlan(requests: [], concurrency: concurrency),
+            plan: {
+                var plan = SendPlan(requests: [], concurrency: concurrency)
+                plan.limitRate = limitRate
+                return plan
+            }(),
             output: json ? .jsonLines : .bodies(try BodyOutput(path: nil)),
             insecure: insecure, showProgress: !silent,
             history: noHistory ? nil : HistoryStore(path: HistoryStore.defaultPath()), journal: directory,
