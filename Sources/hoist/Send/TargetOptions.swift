@@ -243,7 +243,8 @@ struct RequestOptions: ParsableArguments {
     /// --netrc or --netrc-file is given and nothing else authenticates
     /// (-u, -H Authorization, a profile's header), as curl does.
     func netrcEntry(for url: String, over entries: [FormEntry]) throws -> FormEntry? {
-        guard netrc || netrcFile != nil,
+        // An s3:// URL signs its own requests with the AWS keys.
+        guard netrc || netrcFile != nil, !S3Location.isS3URL(url),
             !entries.contains(where: { $0.kind == .header && $0.name.lowercased() == "authorization" }),
             let parsed = URLComponents(string: url), let host = parsed.host
         else { return nil }
