@@ -42,7 +42,7 @@ public enum FolderFiles {
             var parts: [String] = []
             if skippedHidden > 0 { parts.append("\(skippedHidden) hidden") }
             if skippedSymlinks > 0 {
-                parts.append("\(skippedSymlinks) symbolic link\(skippedSymlinks == 1 ? "" : "s")")
+                parts.append(Target.count(skippedSymlinks, "symbolic link"))
             }
             if skippedOther > 0 { parts.append("\(skippedOther) not a regular file") }
             if !unreadable.isEmpty { parts.append("unreadable: " + unreadable.joined(separator: ", ")) }

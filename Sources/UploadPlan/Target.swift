@@ -42,6 +42,8 @@ public struct Target: Sendable, Hashable, Codable {
     public var concurrency: Int
     /// Bytes per second over every upload at once (`--limit-rate`); 0 for no limit.
     public var limitRate: Int64 = 0
+    /// `limitRate` as the engine takes it: nil for no limit.
+    public var bandwidthLimit: Int64? { limitRate > 0 ? limitRate : nil }
     public var transfer: TransferKind
     /// Bytes per tus `PATCH`.
     public var chunkSize: TusChunkSize

@@ -30,8 +30,9 @@ public struct TargetSettings: Sendable, Hashable {
     public init(
         url: String? = nil, method: UploadRequest.Method? = nil, bodyKind: Target.BodyKind? = nil,
         fileField: String? = nil, expectations: [SuccessRule.Expectation]? = nil, messagePath: String? = nil,
-        retries: Int? = nil, concurrency: Int? = nil, timeout: Duration? = nil, connectTimeout: Duration? = nil,
-        idleTimeout: Duration? = nil, transfer: Target.TransferKind? = nil, chunkSize: TusChunkSize? = nil,
+        retries: Int? = nil, concurrency: Int? = nil, limitRate: Int64? = nil, timeout: Duration? = nil,
+        connectTimeout: Duration? = nil, idleTimeout: Duration? = nil, transfer: Target.TransferKind? = nil,
+        chunkSize: TusChunkSize? = nil,
         parallelParts: Int? = nil, s3: S3TargetOptions? = nil, images: ImageSettings? = nil,
         entries: [FormEntry] = []
     ) {
@@ -43,6 +44,7 @@ public struct TargetSettings: Sendable, Hashable {
         self.messagePath = messagePath
         self.retries = retries
         self.concurrency = concurrency
+        self.limitRate = limitRate
         self.timeout = timeout
         self.connectTimeout = connectTimeout
         self.idleTimeout = idleTimeout
@@ -63,11 +65,11 @@ public struct TargetSettings: Sendable, Hashable {
             url: url ?? lower.url, method: method ?? lower.method, bodyKind: bodyKind ?? lower.bodyKind,
             fileField: fileField ?? lower.fileField, expectations: expectations ?? lower.expectations,
             messagePath: messagePath ?? lower.messagePath, retries: retries ?? lower.retries,
-            concurrency: concurrency ?? lower.concurrency, timeout: timeout ?? lower.timeout,
+            concurrency: concurrency ?? lower.concurrency, limitRate: limitRate ?? lower.limitRate,
+            timeout: timeout ?? lower.timeout,
             connectTimeout: connectTimeout ?? lower.connectTimeout, idleTimeout: idleTimeout ?? lower.idleTimeout,
             transfer: transfer ?? lower.transfer, chunkSize: chunkSize ?? lower.chunkSize,
             parallelParts: parallelParts ?? lower.parallelParts, s3: s3 ?? lower.s3, images: images ?? lower.images)
-        merged.limitRate = limitRate ?? lower.limitRate
         merged.entries = lower.entries.filter { !replaces($0) } + entries
         return merged
     }

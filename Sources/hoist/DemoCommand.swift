@@ -57,8 +57,7 @@ struct DemoCommand: AsyncParsableCommand {
             status = await runWithoutUI(url: url, folder: folder, resumable: resumable)
         } else {
             let target = Target(
-                url: url, expectations: [SuccessRule.Expectation(path: "RETCODE", value: "0000")], messagePath: "RETMSG"
-            )
+                url: url, expectations: Self.verified.expectations, messagePath: Self.verified.messagePath)
             let entries = [
                 FormEntry(kind: .field, name: "user_id", value: "42"),
                 FormEntry(kind: .field, name: "side", value: "front"),
@@ -76,6 +75,10 @@ struct DemoCommand: AsyncParsableCommand {
         if keep { printError("hoist demo: the samples and received files are in \(folder.path)") }
         if status != .ok { throw ExitCode(status.rawValue) }
     }
+
+    /// A photo the receiver's `?reply=verify` passed, as the verification API answers.
+    static let verified = SuccessRule(
+        expectations: [SuccessRule.Expectation(path: "RETCODE", value: "0000")], messagePath: "RETMSG")
 
     /// The seed flow, pressed as a user would: the two ID-card photos
     /// marked and sent as a chain (front, then back), the mode set back to
@@ -107,11 +110,9 @@ struct DemoCommand: AsyncParsableCommand {
         var back = MultipartForm()
         back.append(parameters: ["user": ["id": 42, "side": "back"]])
         back.append(.file("image", path: folder.back))
-        let verified = SuccessRule(
-            expectations: [SuccessRule.Expectation(path: "RETCODE", value: "0000")], messagePath: "RETMSG")
         let requests = [
-            UploadRequest(url: url, body: .multipart(front), success: verified, label: "身份证 正面.jpg"),
-            UploadRequest(url: url, body: .multipart(back), success: verified, label: "身份证 反面.jpg"),
+            UploadRequest(url: url, body: .multipart(front), success: Self.verified, label: "身份证 正面.jpg"),
+            UploadRequest(url: url, body: .multipart(back), success: Self.verified, label: "身份证 反面.jpg"),
             resumable,
             UploadRequest(
                 url: url,

@@ -192,9 +192,9 @@ extension AppModel {
             let allMarked = paths.allSatisfy(browser.marked.contains)
             browser.marked.removeAll(where: paths.contains)
             if !allMarked { browser.marked += paths }
-            let files = "\(paths.count) file\(paths.count == 1 ? "" : "s")"
+            let files = Target.count(paths.count, "file")
             let left =
-                folders == 0 ? "" : " (not the \(folders) folder\(folders == 1 ? "" : "s"): Space marks a folder whole)"
+                folders == 0 ? "" : " (not the \(Target.count(folders, "folder")): Space marks a folder whole)"
             notice = Notice((allMarked ? "unmarked " : "marked ") + files + left)
         case .enter, .right, .character("l"):
             guard let entry = visible[safe: browser.cursor] else { break }

@@ -36,7 +36,7 @@ extension AppModel {
                 notice = Notice(problems.joined(separator: "; "), isError: true)
             } else if !staged.isEmpty || !folders.isEmpty {
                 notice = Notice(
-                    "staged \(staged.count) file\(staged.count == 1 ? "" : "s")"
+                    "staged \(Target.count(staged.count, "file"))"
                         + (folders.isEmpty ? "" : " · " + folders.joined(separator: " · ")))
             }
             return []
@@ -60,7 +60,7 @@ extension AppModel {
                 "profile \(name): \(fields) field\(fields == 1 ? "" : "s"), \(headers) header\(headers == 1 ? "" : "s"), \(target.method.rawValue) \(Secrets.displayURL(target.url))"
             )
             // The profile's limit, or the one in force before it when it has none.
-            queue.limitRate = target.limitRate > 0 ? target.limitRate : nil
+            queue.limitRate = target.bandwidthLimit
             return (concurrency.map { [.setConcurrency($0)] } ?? []) + [.setLimitRate(queue.limitRate)]
         case .profileSaved(let name, let path, let error):
             if let error {
@@ -247,7 +247,7 @@ extension AppModel {
         case (.tasks, .character("*")):
             let shown = Set(tasks.visible)
             if shown.isSubset(of: markedTasks) { markedTasks.subtract(shown) } else { markedTasks.formUnion(shown) }
-            notice = Notice("\(markedTasks.count) task\(markedTasks.count == 1 ? "" : "s") marked: c, r, d act on them")
+            notice = Notice("\(Target.count(markedTasks.count, "task")) marked: c, r, d act on them")
         case (.tasks, .character("P")):
             // One task paused, or a paused one going on (with the chain links its pause cancelled).
             guard let task = selectedTask else { break }
@@ -446,7 +446,7 @@ extension AppModel {
             for i in files.indices { files[i].marked = false }
             selectsNextAdded = true
             notice = Notice(
-                "queued \(requests.count) task\(requests.count == 1 ? "" : "s") → \(target.method.rawValue) \(Secrets.displayURL(target.url))"
+                "queued \(Target.count(requests.count, "task")) → \(target.method.rawValue) \(Secrets.displayURL(target.url))"
             )
             return [.upload(requests, chained: mode == .chain && requests.count > 1)]
         } catch {

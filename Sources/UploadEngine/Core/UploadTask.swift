@@ -42,13 +42,13 @@ public enum TaskState: Sendable, Hashable {
         }
     }
 
-    /// A short word for lists and logs.
     /// Stopped by `UploadEngine.pause`: cancelled for the reason it gives.
     public var isPaused: Bool {
         if case .cancelled(let reason) = self { return reason == UploadEngine.pausedReason }
         return false
     }
 
+    /// A short word for lists and logs.
     public var name: String {
         switch self {
         case .queued: return "queued"

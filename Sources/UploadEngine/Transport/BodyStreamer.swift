@@ -26,7 +26,7 @@ final class BodyStreamer: Sendable {
     private let body: RequestBody
     private let files: FileSending.Method
     private let limiter: RateLimiter?
-    /// The body already read into one buffer (a small one, under a rate limit).
+    /// The body already read into one buffer (a small one), sent as it is.
     private let whole: ByteBuffer?
     private let state = NIOLockedValueBox(State())
 

@@ -216,11 +216,9 @@ final class HTTPTransport: Sendable {
         if !headers.contains(name: "User-Agent") { headers.add(name: "User-Agent", value: "hoist/0.1") }
 
         let eventLoop = eventLoopGroup.next()
-        // Under a rate limit every body streams through the limiter, even one read whole.
-        let limited = limiter.bytesPerSecond != nil
         let streamer = BodyStreamer(
             body: body ?? RequestBody(contentType: "", segments: []), files: destination.files, limiter: limiter,
-            whole: limited ? whole : nil)
+            whole: whole)
         var template = destination.request
         template.headers = headers
         let execute = { @Sendable [template] (httpBody: HTTPClient.Body?) in
@@ -231,21 +229,25 @@ final class HTTPTransport: Sendable {
                 on: eventLoop, started: started, attempt: attempt, callbacks: callbacks)
         }
         guard let body else { return execute(nil) }
-        if let whole, !limited { return execute(.byteBuffer(whole)) }
-        if whole == nil, !limited, let length = body.contentLength, length <= BodyStreamer.smallBodyLimit {
-            // Read first, then send one buffer: for a small body one write
-            // costs less than sendfile's set-up or a stream of writes.
-            NIOThreadPool.singleton.runIfActive(eventLoop: eventLoop) { try BodyStreamer.readWhole(body) }
-                .whenComplete { result in
-                    switch result {
-                    case .success(let buffer): execute(.byteBuffer(buffer))
-                    case .failure(let error as FormDataError): callbacks.fail(.input(error))
-                    case .failure(let error): callbacks.fail(.other("\(error)"))
+        // Under a rate limit every body streams through the limiter, even one read whole.
+        let limited = limiter.bytesPerSecond != nil
+        if !limited {
+            if let whole { return execute(.byteBuffer(whole)) }
+            if let length = body.contentLength, length <= BodyStreamer.smallBodyLimit {
+                // Read first, then send one buffer: for a small body one write
+                // costs less than sendfile's set-up or a stream of writes.
+                NIOThreadPool.singleton.runIfActive(eventLoop: eventLoop) { try BodyStreamer.readWhole(body) }
+                    .whenComplete { result in
+                        switch result {
+                        case .success(let buffer): execute(.byteBuffer(buffer))
+                        case .failure(let error as FormDataError): callbacks.fail(.input(error))
+                        case .failure(let error): callbacks.fail(.other("\(error)"))
+                        }
                     }
-                }
-        } else {
-            execute(streamer.makeBody(on: eventLoop))
+                return
+            }
         }
+        execute(streamer.makeBody(on: eventLoop))
     }
 
     private static func readWholeIfSmallAndCached(_ body: RequestBody) -> ByteBuffer? {

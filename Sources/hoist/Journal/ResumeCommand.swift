@@ -48,11 +48,7 @@ struct ResumeCommand: AsyncParsableCommand {
         let directory = JournalStore.defaultDirectory()
         if list { return try listJournals(in: directory) }
         let session = SendSession(
-            plan: {
-                var plan = SendPlan(requests: [], concurrency: concurrency)
-                plan.limitRate = limitRate
-                return plan
-            }(),
+            plan: SendPlan(requests: [], concurrency: concurrency, limitRate: limitRate > 0 ? limitRate : nil),
             output: json ? .jsonLines : .bodies(try BodyOutput(path: nil)),
             insecure: insecure, showProgress: !silent,
             history: noHistory ? nil : HistoryStore(path: HistoryStore.defaultPath()), journal: directory,

@@ -4,8 +4,8 @@ import Foundation
 /// entries with `login` and `password`, a `default` entry for any other host,
 /// `macdef` bodies skipped to the next blank line, `#` comments, and
 /// double-quoted tokens with backslash escapes.
-struct Netrc: Equatable {
-    struct Entry: Equatable {
+struct Netrc {
+    struct Entry {
         /// nil for the `default` entry.
         var machine: String?
         var login: String?
@@ -13,10 +13,6 @@ struct Netrc: Equatable {
     }
 
     var entries: [Entry] = []
-
-    init(entries: [Entry]) {
-        self.entries = entries
-    }
 
     init(path: String) throws {
         let text: String

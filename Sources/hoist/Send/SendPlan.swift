@@ -10,8 +10,8 @@ struct SendPlan {
     /// For each request, the index of the request it must wait for, if any.
     var after: [Int?]
     var concurrency: Int
-    /// Bytes per second over every upload (0: no limit).
-    var limitRate: Int64 = 0
+    /// Bytes per second over every upload; nil for no limit.
+    var limitRate: Int64?
     /// Against other runs' tasks once they meet in a journal (`hoist resume`, the UI's `R`).
     var priority: TaskPriority = .normal
     /// Fields whose values are never printed: `--secret` and the profile's `secret = true`.
@@ -20,12 +20,13 @@ struct SendPlan {
     var secretHeaders: Set<String>
 
     init(
-        requests: [UploadRequest], after: [Int?]? = nil, concurrency: Int = 4, secretFields: Set<String> = [],
-        secretHeaders: Set<String> = []
+        requests: [UploadRequest], after: [Int?]? = nil, concurrency: Int = 4, limitRate: Int64? = nil,
+        secretFields: Set<String> = [], secretHeaders: Set<String> = []
     ) {
         self.requests = requests
         self.after = after ?? Array(repeating: nil, count: requests.count)
         self.concurrency = concurrency
+        self.limitRate = limitRate
         self.secretFields = secretFields
         self.secretHeaders = secretHeaders
     }
@@ -43,15 +44,19 @@ struct SendPlan {
                 "choose one kind of body: \(kinds.map(\.option).joined(separator: " and ")) cannot be combined")
         }
         let options = command.request
+        // The target options (concurrency, limit, transfer, S3), then the request's.
         var flags = command.target.settings
-        flags = TargetSettings(
-            url: command.url, method: options.method, bodyKind: kinds.first?.kind,
-            expectations: options.expect.isEmpty ? nil : options.expect, messagePath: options.messagePath,
-            retries: options.retries, concurrency: command.target.concurrency, timeout: options.timeout,
-            connectTimeout: options.connectTimeout, idleTimeout: options.idleTimeout, transfer: flags.transfer,
-            chunkSize: flags.chunkSize, parallelParts: flags.parallelParts, s3: flags.s3,
-            images: command.images.settings, entries: try options.headerEntries())
-        flags.limitRate = command.target.limitRate
+        flags.url = command.url
+        flags.method = options.method
+        flags.bodyKind = kinds.first?.kind
+        flags.expectations = options.expect.isEmpty ? nil : options.expect
+        flags.messagePath = options.messagePath
+        flags.retries = options.retries
+        flags.timeout = options.timeout
+        flags.connectTimeout = options.connectTimeout
+        flags.idleTimeout = options.idleTimeout
+        flags.images = command.images.settings
+        flags.entries = try options.headerEntries()
         var settings = flags.over(profile?.settings ?? TargetSettings())
         if settings.method == nil, !command.uploadFiles.isEmpty { settings.method = .put }
         guard settings.url != nil else {
@@ -110,7 +115,7 @@ struct SendPlan {
         }
         after = requests.indices.map { command.afterSuccess && $0 > 0 ? $0 - 1 : nil }
         concurrency = target.concurrency
-        limitRate = target.limitRate
+        limitRate = target.bandwidthLimit
         priority = command.priority.engine
         secretFields = Set(command.secretFields).union(entries.filter { $0.kind == .field && $0.isSecret }.map(\.name))
         secretHeaders = Set(entries.filter { $0.kind == .header && $0.isSecret }.map(\.name))

@@ -81,7 +81,7 @@ final class SendSession: UploadEventMonitor, @unchecked Sendable {
         // the journal has it on disk.
         let engine = UploadEngine(
             configuration: .init(
-                concurrency: plan.concurrency, insecure: insecure, limitRate: plan.limitRate > 0 ? plan.limitRate : nil),
+                concurrency: plan.concurrency, insecure: insecure, limitRate: plan.limitRate),
             monitors: journal.map { [$0] } ?? shown)
         engine.pause()
         if verbose {

@@ -57,11 +57,9 @@ struct TargetOptions: ParsableArguments {
 
     /// What these options set in a target.
     var settings: TargetSettings {
-        var settings = TargetSettings(
-            concurrency: concurrency, transfer: tus ? .tus : nil, chunkSize: chunkSize, parallelParts: parallelParts,
-            s3: s3.options)
-        settings.limitRate = limitRate
-        return settings
+        TargetSettings(
+            concurrency: concurrency, limitRate: limitRate, transfer: tus ? .tus : nil, chunkSize: chunkSize,
+            parallelParts: parallelParts, s3: s3.options)
     }
 
     /// The profile named by `--profile`, loaded and checked.
@@ -231,12 +229,17 @@ struct RequestOptions: ParsableArguments {
         }
         if let user {
             let credentials = user.contains(":") ? user : user + ":" + (try PasswordPrompt.ask(for: user))
-            entries.append(
-                FormEntry(
-                    kind: .header, name: "Authorization",
-                    value: "Basic " + String(decoding: Base64.encode(Array(credentials.utf8)), as: UTF8.self)))
+            entries.append(Self.basicAuthorization(credentials))
         }
         return entries
+    }
+
+    /// `Authorization: Basic …` for `user:password`, as -u and a netrc entry send it.
+    static func basicAuthorization(_ credentials: String, isSecret: Bool? = nil) -> FormEntry {
+        FormEntry(
+            kind: .header, name: "Authorization",
+            value: "Basic " + String(decoding: Base64.encode(Array(credentials.utf8)), as: UTF8.self),
+            isSecret: isSecret)
     }
 
     /// The netrc's credentials for `url` as an Authorization header, when
@@ -252,10 +255,7 @@ struct RequestOptions: ParsableArguments {
         guard let entry = try Netrc(path: path).entry(host: host, user: parsed.user), let login = entry.login else {
             return nil
         }
-        let credentials = login + ":" + (entry.password ?? "")
-        return FormEntry(
-            kind: .header, name: "Authorization",
-            value: "Basic " + String(decoding: Base64.encode(Array(credentials.utf8)), as: UTF8.self), isSecret: true)
+        return Self.basicAuthorization(login + ":" + (entry.password ?? ""), isSecret: true)
     }
 
     /// One -H argument's headers: the line itself, or each line of `@file`, as curl reads it.

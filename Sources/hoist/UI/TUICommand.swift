@@ -44,7 +44,7 @@ struct TUICommand: AsyncParsableCommand {
             target: initial, entries: settings.entries, files: files, profile: target.profile, loadedProfile: loaded,
             configuration: UploadEngine.Configuration(
                 concurrency: initial.concurrency, insecure: target.insecure,
-                limitRate: initial.limitRate > 0 ? initial.limitRate : nil),
+                limitRate: initial.bandwidthLimit),
             history: HistoryStore(path: HistoryStore.defaultPath()), journal: JournalStore.defaultDirectory())
         throw ExitCode(status.rawValue)
     }

@@ -109,7 +109,7 @@ final class UploadManagerApp: TerminalProgram {
                 mailbox.post(
                     .notice(
                         Notice(
-                            "queued \(added) task\(added == 1 ? "" : "s"), \(again) already queued or running (not added again)"
+                            "queued \(Target.count(added, "task")), \(again) already queued or running (not added again)"
                         )))
             }
         case .cancel(let id): engine.cancel(id)
@@ -246,7 +246,7 @@ enum FileSystem {
             for file in walk.files { add(file.path, filename: file.relative) }
             let name = baseName(of: path) + "/"
             folders.append(
-                "\(name): \(walk.files.count) file\(walk.files.count == 1 ? "" : "s")"
+                "\(name): \(Target.count(walk.files.count, "file"))"
                     + (walk.leftOut.map { " (\($0))" } ?? ""))
         }
         return .staged(staged, problems: problems, folders: folders)
