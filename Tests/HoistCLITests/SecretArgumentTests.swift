@@ -52,12 +52,14 @@ import Testing
             ]
             let send = try Subprocess(hoistBinary, arguments, environment: hoistEnvironment(), timeout: .seconds(60))
             // Blanked once hoist has read its arguments, long before the server answers (3 s). A
-            // loaded machine can take seconds to start hoist: look for up to 10 s.
+            // loaded machine can take seconds to start hoist: look for up to 10 s, keeping the
+            // last reading of a live process (a finished one reads empty).
             var shown = ""
             for _ in 0..<200 {
                 try await Task.sleep(for: .milliseconds(50))
                 let bytes = (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(send.pid)/cmdline"))) ?? Data()
-                shown = String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: "\0", with: " ")
+                let read = String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: "\0", with: " ")
+                if !read.isEmpty { shown = read }
                 if shown.contains("--no-history"), !shown.contains("hunter2") { break }
             }
             for secret in ["t0kenuser", "k3yvalue", "s3cret", "abcdef", "visible", "zzz999", "hunter2"] {
