@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.1
 import PackageDescription
 
 // Module layout and dependency direction: see docs/ARCHITECTURE.md.
@@ -18,13 +18,14 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
-        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        // Without its default traits: FullFoundation (a DateFormatter in its form decoder)
+        // would link all of Foundation and ICU's 34 MB of data; swift-configuration is not used.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
         .package(url: "https://github.com/vapor/multipart-kit", from: "4.7.1"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
-        .package(url: "https://github.com/CoreOffice/XMLCoder", from: "0.18.2"),
     ],
     targets: [
         .systemLibrary(
@@ -45,7 +46,6 @@ let package = Package(
                 "ImagePrep",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "XMLCoder", package: "XMLCoder"),
             ]
         ),
         .target(
@@ -54,8 +54,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdHTTP2", package: "hummingbird"),
-                .product(name: "MultipartKit", package: "multipart-kit"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -135,3 +134,13 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// A module's members are seen only in files that import it. Otherwise the full
+// Foundation, which a dependency imports (TOMLKit), lends its String methods to
+// every file, and one call links all of it with ICU's data (docs/ARCHITECTURE.md).
+for target in package.targets
+where ["FormData", "ImagePrep", "UploadEngine", "Receiver", "UploadPlan", "TerminalUI", "CursesTerminal", "hoist"]
+    .contains(target.name)
+{
+    target.swiftSettings = (target.swiftSettings ?? []) + [.enableUpcomingFeature("MemberImportVisibility")]
+}

@@ -1,5 +1,6 @@
 import FormData
-import Foundation
+import FoundationEssentials
+import Glibc
 import UploadEngine
 
 extension Target {

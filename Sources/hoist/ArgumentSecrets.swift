@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import UploadEngine
 
 /// The secrets given on the command line: `-u`'s password, the values of
@@ -115,7 +116,7 @@ struct ArgumentSecrets {
                 // Not a header line: all but its first word may be a credential.
                 return bytes.firstIndex(of: UInt8(ascii: " ")).map { [($0 + 1)..<bytes.count] } ?? []
             }
-            let name = String(decoding: bytes[..<colon], as: UTF8.self).trimmingCharacters(in: .whitespaces)
+            let name = String(decoding: bytes[..<colon], as: UTF8.self).trimmingCharacters(in: " \t")
             guard Secrets.isSecretHeader(name, marked: Set(marked)) else { return [] }
             var start = colon + 1
             while start < bytes.count, bytes[start] == UInt8(ascii: " ") { start += 1 }

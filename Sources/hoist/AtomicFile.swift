@@ -48,10 +48,15 @@ enum AtomicFile {
         }
     }
 
+    /// The folder that holds `path`: `/a` for `/a/b`, `/` for `/b`, `.` for `b`.
+    static func folder(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
     /// Makes a rename or unlink in the file's folder durable.
     static func syncFolder(of path: String) {
-        let folder = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
-        let fd = open(folder.isEmpty ? "/" : folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        let fd = open(folder(of: path), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { return }
         fsync(fd)
         close(fd)

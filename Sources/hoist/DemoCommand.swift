@@ -1,6 +1,6 @@
 import ArgumentParser
 import FormData
-import Foundation
+import FoundationEssentials
 import Glibc
 import Receiver
 import TerminalUI

@@ -1,5 +1,6 @@
-import Foundation
+import FoundationEssentials
 import Glibc
+import UploadEngine
 
 /// The XDG base directories Hoist uses: config for profiles, state for
 /// history and the journal.
@@ -9,7 +10,7 @@ enum XDG {
         _ variable: String, fallback: String, environment: [String: String] = ProcessInfo.processInfo.environment
     ) -> String {
         if let value = environment[variable], !value.isEmpty { return value }
-        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? homeDirectory()
         return home + "/" + fallback
     }
 

@@ -114,4 +114,57 @@ import Testing
             #expect(error.message.hasPrefix("the server's answer to CreateMultipartUpload is not the XML S3 sends"))
         }
     }
+
+    /// What S3XML reads as S3 writes it, and what it refuses as no S3 server would send it.
+    @Test func theXMLReaderResolvesWhatXMLAllowsAndRefusesWhatItForbids() throws {
+        let answer = try S3XML.parse(
+            bytes(
+                """
+                \u{FEFF}<?xml version="1.0" encoding="UTF-8"?>
+                <!-- a comment --><!DOCTYPE ListPartsResult>
+                <s3:ListPartsResult xmlns:s3="http://s3.amazonaws.com/doc/2006-03-01/" a='x>y'>
+                  <s3:Key>a &amp; b &lt;c&gt; &quot;d&quot; &apos;e&apos; &#233;&#x4E2D;</s3:Key>
+                  <Owner/><Part><ETag><![CDATA["<etag>"]]></ETag></Part><Part/>
+                </s3:ListPartsResult>
+                """))
+        #expect(answer.name == "ListPartsResult")
+        #expect(answer.value("Key") == "a & b <c> \"d\" 'e' é中")
+        #expect(answer.all("Part").count == 2)
+        #expect(answer["Part"]?.value("ETag") == "\"<etag>\"")
+        #expect(answer["Owner"]?.children == [])
+
+        let refused: [(String, String)] = [
+            ("<a><b></a></b>", "</a> closes no open element"),
+            ("<a><b>", "the answer ends inside <b>"),
+            ("<a>&nbsp;</a>", "an unknown entity &nbsp;"),
+            ("<a></a>trailing", "content after the root element"),
+            ("{\"uploadId\": 1}", "no root element"),
+            ("<a x=1></a>", "an attribute value without quotes"),
+            ("<a><!-- open</a>", "unterminated comment"),
+            ("<!DOCTYPE a [<!ENTITY e \"x\">]><a>&e;</a>", "a DOCTYPE with declarations"),
+        ]
+        for (text, reason) in refused {
+            #expect(throws: (any Error).self, "\(text)") { try S3XML.parse(bytes(text)) }
+            do {
+                _ = try S3XML.parse(bytes(text))
+            } catch {
+                #expect(error.description.hasPrefix(reason), "\(text): \(error)")
+            }
+        }
+        // Nesting is a loop, not recursion: a hostile depth is refused, not a stack overflow.
+        let deep = String(repeating: "<a>", count: 100_000) + String(repeating: "</a>", count: 100_000)
+        #expect(throws: (any Error).self) { try S3XML.parse(bytes(deep)) }
+        let nested = String(repeating: "<a>", count: 60) + "x" + String(repeating: "</a>", count: 60)
+        #expect(try S3XML.parse(bytes(nested)).children.count == 1)
+    }
+
+    @Test func s3sTimesAreReadInUTC() {
+        #expect(S3ServerError.date("2026-11-25T21:00:05Z") == Date(timeIntervalSince1970: 1_795_640_405))
+        #expect(S3ServerError.date("20261125T210005Z") == Date(timeIntervalSince1970: 1_795_640_405))
+        #expect(S3ServerError.date("2026-11-25T21:00:05.250Z") == Date(timeIntervalSince1970: 1_795_640_405.25))
+        for bad in ["2026-11-25 21:00:05Z", "2026-13-25T21:00:05Z", "20261125T210005", "2026-11-25T21:00:05+01:00", ""]
+        {
+            #expect(S3ServerError.date(bad) == nil, "\(bad)")
+        }
+    }
 }

@@ -1,3 +1,4 @@
+import Foundation  // String(format:); a benchmark, not shipped
 import FormData
 import TerminalUI
 import UploadEngine

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// An HTTP answer the receiver is about to write, plus what the log line needs.
 struct Answer {

@@ -48,7 +48,29 @@ public struct ReceiverLogEntry: Sendable {
             unit += 1
         }
         let digits = value < 10 ? 2 : value < 100 ? 1 : 0
-        return String(format: "%.\(digits)f", value) + " " + units[unit]
+        return fixed(value, fractionDigits: digits) + " " + units[unit]
+    }
+
+    /// `value` rounded to `fractionDigits` (0...2) the way printf's `%.2f` rounds: from its exact binary
+    /// value, ties to even. `value` is at least 1 and below 2^52 here.
+    static func fixed(_ value: Double, fractionDigits: Int) -> String {
+        let scale: UInt64 = fractionDigits == 0 ? 1 : fractionDigits == 1 ? 10 : 100
+        // value == significand * 2^-shift exactly; significand * scale fits in 60 bits.
+        let significand = value.significandBitPattern | (1 << 52)
+        let shift = 52 - Int(value.exponent)
+        var scaled = significand * scale
+        if shift > 0 {
+            let remainder = scaled & ((1 << shift) - 1)
+            let half: UInt64 = 1 << (shift - 1)
+            scaled >>= shift
+            if remainder > half || (remainder == half && scaled % 2 == 1) { scaled += 1 }
+        } else {
+            scaled <<= -shift
+        }
+        let whole = String(scaled / scale)
+        guard fractionDigits > 0 else { return whole }
+        let fraction = String(scaled % scale)
+        return whole + "." + String(repeating: "0", count: fractionDigits - fraction.count) + fraction
     }
 
     static func milliseconds(_ duration: Duration) -> Int64 {

@@ -1,3 +1,4 @@
+import HTTPTypes
 import HummingbirdCore
 
 /// Who may use the receiver, checked before a byte of the body is read: the
@@ -30,7 +31,7 @@ struct RequestGate {
     private func isAllowed(origin: String) -> Bool {
         let allowed = configuration.allowedOrigins
         if allowed.contains("*") || allowed.contains(origin) { return true }
-        guard let schemeEnd = origin.range(of: "://") else { return false }
+        guard let schemeEnd = origin.firstRange(of: "://") else { return false }
         var host = origin[schemeEnd.upperBound...]
         if host.hasPrefix("[") {
             host = host[..<(host.firstIndex(of: "]").map { host.index(after: $0) } ?? host.endIndex)]

@@ -40,8 +40,7 @@ extension RequestHandler {
         let text = String(decoding: body, as: UTF8.self)
         guard text.contains(uploadFolder) else { return body }
         return Array(
-            text.replacingOccurrences(of: uploadFolder + "/", with: "")
-                .replacingOccurrences(of: uploadFolder, with: "the upload folder").utf8)
+            text.replacing(uploadFolder + "/", with: "").replacing(uploadFolder, with: "the upload folder").utf8)
     }
 
     /// Closes with a TCP reset: SO_LINGER 0 makes close() send RST instead of FIN.

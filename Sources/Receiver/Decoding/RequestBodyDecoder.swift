@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Hummingbird
 import NIOCore
 
@@ -106,13 +106,8 @@ struct RequestBodyDecoder: Sendable {
         }
     }
 
-    /// JSONDecoder only says "not valid JSON"; JSONSerialization says where.
+    /// JSONDecoder only says "not valid JSON"; the syntax check says where.
     private static func describeInvalidJSON(_ data: Data) -> String {
-        do {
-            _ = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
-        } catch {
-            if let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String { return detail }
-        }
-        return "The given data was not valid JSON."
+        JSONSyntaxCheck.problem(in: Array(data)) ?? "The given data was not valid JSON."
     }
 }

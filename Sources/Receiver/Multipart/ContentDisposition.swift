@@ -1,6 +1,6 @@
 /// The Content-Disposition header of a multipart/form-data part, decoded the way browsers and curl encode it.
 ///
-/// multipart-kit splits this header on every `;`, which breaks `filename="a;b.txt"`; this parser keeps
+/// Splitting this header on every `;` would break `filename="a;b.txt"`; this parser keeps
 /// quoted values whole, then undoes the WHATWG escapes (`%22` -> `"`, `%0D` -> CR, `%0A` -> LF; nothing
 /// else, so a literal `%41` in a filename stays as it is). `filename*=UTF-8''...` (RFC 5987) wins over
 /// `filename` when both are present, although RFC 7578 clients do not send it.

@@ -1,5 +1,5 @@
 import Crypto
-import Foundation
+import FoundationEssentials
 
 /// `Upload-Checksum: <algorithm> <base64 digest>` of one request's body (the checksum extension).
 struct TusChecksum: Equatable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// `Upload-Metadata`: comma-separated pairs of a key and an optional base64 value,
 /// e.g. `filename ZG9nLmpwZw==,filetype aW1hZ2UvanBlZw==,is_confidential`.

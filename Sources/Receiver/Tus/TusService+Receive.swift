@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import NIOCore
 
 // Streaming an accepted PATCH (or creation-with-upload) body onto the upload's bytes.

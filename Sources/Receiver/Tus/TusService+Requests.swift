@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Hummingbird
 import NIOCore
 
@@ -247,7 +247,7 @@ extension TusService {
 
     /// `http://host:port/files/ID` or `/files/ID` -> `/files/ID`.
     static func path(of url: String) -> String {
-        guard let scheme = url.range(of: "://") else { return url }
+        guard let scheme = url.firstRange(of: "://") else { return url }
         let rest = url[scheme.upperBound...]
         guard let slash = rest.firstIndex(of: "/") else { return "/" }
         return String(rest[slash...].prefix { $0 != "?" && $0 != "#" })

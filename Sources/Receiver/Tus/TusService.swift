@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import NIOConcurrencyHelpers
 
 /// The tus endpoint's shared state: where uploads live, the knobs and their counters, and the record of

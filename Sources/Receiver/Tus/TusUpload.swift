@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One tus upload as the receiver keeps it: in memory, and as a JSON file beside its bytes so it outlives
 /// a restart. The offset is not in the JSON: it is the size of the bytes on disk.
@@ -44,12 +44,7 @@ struct TusUpload: Codable, Equatable {
     /// `Upload-Expires` in the HTTP date format, e.g. `Wed, 25 Nov 2026 18:00:00 GMT`.
     var expiresHeader: String? {
         guard let expires, !isComplete else { return nil }
-        return expires.formatted(
-            Date.VerbatimFormatStyle(
-                format:
-                    "\(weekday: .abbreviated), \(day: .twoDigits) \(month: .abbreviated) \(year: .defaultDigits) \(hour: .twoDigits(clock: .twentyFourHour, hourCycle: .zeroBased)):\(minute: .twoDigits):\(second: .twoDigits) GMT",
-                locale: Locale(identifier: "en_US_POSIX"), timeZone: TimeZone(identifier: "GMT")!,
-                calendar: Calendar(identifier: .gregorian)))
+        return HTTPDate.format(expires)
     }
 }
 

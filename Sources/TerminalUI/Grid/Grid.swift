@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import UploadEngine
 
 /// One terminal cell: a grapheme, its width and its style. A wide
 /// character fills its own cell with width 2 and the next one with a
@@ -48,7 +50,7 @@ public struct Cell: Sendable, Hashable {
 /// distinct ones ever appear on a screen.
 final class GraphemeTable: @unchecked Sendable {
     static let shared = GraphemeTable()
-    private let lock = NSLock()
+    private let lock = ThreadLock()
     private var strings = [""]
     private var indices: [String: UInt32] = ["": 0]
 

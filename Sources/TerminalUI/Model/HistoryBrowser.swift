@@ -40,7 +40,7 @@ public struct HistoryItem: Sendable, Hashable {
 
     /// `2026-11-23 08:29:15` from the recorded `2026-11-23T08:29:15Z`.
     public var displayTime: String {
-        time.replacingOccurrences(of: "T", with: " ").replacingOccurrences(of: "Z", with: "")
+        time.replacing("T", with: " ").replacing("Z", with: "")
     }
 
     /// Reads one history line; nil when it lacks what the overlay needs.

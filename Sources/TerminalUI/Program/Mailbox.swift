@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import UploadEngine
 
 /// Where messages from other threads (engine events, finished file reads)
@@ -6,7 +8,7 @@ import UploadEngine
 /// slow frame never builds a backlog, and calls `wake` once per batch:
 /// when the first message arrives in an empty box.
 public final class Mailbox: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = ThreadLock()
     private var messages: [Message] = []
     /// Index in `messages` of each task's pending progress event.
     private var pendingProgress: [TaskID: Int] = [:]

@@ -1,4 +1,5 @@
 import FormData
+import FoundationEssentials
 import UploadEngine
 
 /// What the Response pane shows for a task, as styled lines: the status
@@ -149,9 +150,10 @@ public struct ResponseDocument: Sendable {
         let width = String(lengthKnown ? upload.partCount : upload.parts.last?.number ?? 1).count
         var lines = upload.parts.map { part in
             let number = String(repeating: " ", count: width - String(part.number).count) + String(part.number)
+            let size = Format.bytes(part.size)
             return Line(spans: [
                 Span("  part \(number)  ", Style.plain.dimmed),
-                Span(Format.bytes(part.size).padding(toLength: 10, withPad: " ", startingAt: 0), Style.plain),
+                Span(size + String(repeating: " ", count: max(0, 10 - size.count)), Style.plain),
                 Span(ResponseText.displayable(part.etag), Style.fg(.green)),
             ])
         }

@@ -1,3 +1,5 @@
+import UploadEngine
+
 /// What the user has done to the Response pane: folded nodes, cursor,
 /// scroll, and how the body is shown. Every change is a pure mutating
 /// method; those that change which lines exist take the current document,

@@ -1,4 +1,5 @@
 import UploadEngine
+import UploadPlan
 
 /// The top bar (target and queue) and the bottom line (key hints or a notice).
 enum Bars {

@@ -1,3 +1,5 @@
+import UploadEngine
+
 /// The history overlay: a list of finished uploads, newest first, and under
 /// it the selected one's URL, files, message and answer.
 enum HistoryView {

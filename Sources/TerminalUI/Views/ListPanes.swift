@@ -1,3 +1,6 @@
+import ImagePrep
+import UploadPlan
+
 /// The Files and Fields panes: staged files and the text fields and headers sent with them.
 enum ListPanes {
     static func files(_ model: AppModel, into grid: inout Grid, in rect: Rect) {

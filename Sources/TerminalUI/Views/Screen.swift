@@ -1,3 +1,5 @@
+import UploadEngine
+
 /// The whole frame for a model: a pure function, tested as text.
 public enum Screen {
     /// The smallest terminal where every pane has a row (see `ScreenLayout`).

@@ -1,4 +1,5 @@
 import Dispatch
+import NIOConcurrencyHelpers
 import NIOCore
 
 /// Attempts, on `queue`: starting one over the transport, its progress and

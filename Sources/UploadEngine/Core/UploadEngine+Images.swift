@@ -1,5 +1,5 @@
 import Dispatch
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// Image preparation, on `queue`: a task whose request asks for it

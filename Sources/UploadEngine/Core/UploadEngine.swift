@@ -1,6 +1,7 @@
 import Dispatch
 import FormData
-import Foundation
+import FoundationEssentials
+import Glibc
 import NIOConcurrencyHelpers
 
 /// Queues uploads and runs them over AsyncHTTPClient: a concurrency limit,

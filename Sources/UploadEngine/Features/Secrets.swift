@@ -1,4 +1,6 @@
-import Foundation
+import FormData
+import FoundationEssentials
+import Glibc
 
 /// What Hoist never prints in clear: credentials in headers, URLs and
 /// fields marked secret.
@@ -188,7 +190,7 @@ public enum Secrets {
     public static func masked(_ text: String, hiding hidden: Set<String>) -> String {
         guard !hidden.isEmpty else { return text }
         return hidden.sorted { $0.count > $1.count }.reduce(text) {
-            $0.replacingOccurrences(of: $1, with: mask)
+            $0.replacing($1, with: mask)
         }
     }
 

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Finds the credentials and region an S3 target uses, as the AWS CLI
 /// does: `--aws-profile` names a profile of the shared files; otherwise
@@ -13,7 +14,7 @@ public struct AWSCredentialChain: Sendable {
 
     public init(environment: [String: String], home: String? = nil) {
         self.environment = environment
-        self.home = home ?? environment["HOME"] ?? NSHomeDirectory()
+        self.home = home ?? environment["HOME"] ?? homeDirectory()
     }
 
     public struct Found: Sendable, Hashable {
@@ -96,17 +97,17 @@ public struct AWSCredentialChain: Sendable {
         var current: String?
         for raw in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline) {
             guard let first = raw.first, first != " ", first != "\t" else { continue }
-            let line = raw.trimmingCharacters(in: .whitespaces)
+            let line = raw.trimmingCharacters(in: " \t")
             if line.isEmpty || line.hasPrefix("#") || line.hasPrefix(";") { continue }
             if line.hasPrefix("["), line.hasSuffix("]") {
-                let name = line.dropFirst().dropLast().trimmingCharacters(in: .whitespaces)
+                let name = line.dropFirst().dropLast().trimmingCharacters(in: " \t")
                 current = name.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
                 sections[current!, default: [:]] = sections[current!] ?? [:]
                 continue
             }
             guard let current, let equals = line.firstIndex(of: "=") else { continue }
-            let key = line[..<equals].trimmingCharacters(in: .whitespaces).lowercased()
-            let value = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+            let key = line[..<equals].trimmingCharacters(in: " \t").lowercased()
+            let value = line[line.index(after: equals)...].trimmingCharacters(in: " \t")
             sections[current]![key] = value
         }
         return sections

@@ -1,7 +1,7 @@
-import Foundation
-import XMLCoder
+import FoundationEssentials
+import Glibc
 
-/// What an S3 server's XML answers say, decoded with XMLCoder: the
+/// What an S3 server's XML answers say (read with ``S3XML``): the
 /// multipart upload's id, the parts it holds, the finished object, or an
 /// error by its code.
 public enum S3Answer: Sendable, Hashable {
@@ -12,39 +12,40 @@ public enum S3Answer: Sendable, Hashable {
 
     /// Decodes the body of a successful answer to `operation`.
     static func decode(_ body: [UInt8], as operation: S3Operation) throws(S3ServerError) -> S3Answer {
-        if let reason = unreadable(body) {
-            throw S3ServerError(
+        func malformed(_ reason: String) -> S3ServerError {
+            S3ServerError(
                 status: 200, code: "MalformedAnswer",
                 message: "the server's answer to \(operation.rawValue) is not the XML S3 sends: \(reason)")
         }
-        do {
-            switch operation {
-            case .create:
-                return .created(uploadID: try decoder.decode(Created.self, from: Data(body)).uploadID)
-            case .listParts:
-                let page = try decoder.decode(PartsPage.self, from: Data(body))
-                let parts = (page.parts ?? []).map {
-                    S3Part(number: $0.partNumber, etag: $0.etag, size: $0.size, checksum: $0.checksum)
-                }
-                return .parts(parts, nextMarker: page.isTruncated == true ? page.nextPartNumberMarker : nil)
-            case .complete:
-                // A 200 may still carry an <Error>: the server failed after answering began.
-                if let error = S3ServerError(status: 200, body: body) { throw error }
-                let done = try decoder.decode(Completed.self, from: Data(body))
-                return .completed(location: done.location, etag: done.etag)
+        if let reason = unreadable(body) { throw malformed(reason) }
+        let root: S3XML
+        do { root = try S3XML.parse(body) } catch { throw malformed(error.description) }
+        switch operation {
+        case .create:
+            guard let uploadID = root.value("UploadId") else { throw malformed("it has no <UploadId>") }
+            return .created(uploadID: uploadID)
+        case .listParts:
+            var parts: [S3Part] = []
+            for part in root.all("Part") {
+                guard let number = part.value("PartNumber").flatMap({ Int($0) }),
+                    let etag = part.value("ETag"),
+                    let size = part.value("Size").flatMap({ Int64($0) })
+                else { throw malformed("a <Part> lacks its PartNumber, ETag or Size") }
+                parts.append(S3Part(number: number, etag: etag, size: size, checksum: part.value("ChecksumCRC32")))
             }
-        } catch let error as S3ServerError {
-            throw error
-        } catch {
-            throw S3ServerError(
-                status: 200, code: "MalformedAnswer",
-                message: "the server's answer to \(operation.rawValue) is not the XML S3 sends: \(error)")
+            let truncated = root.value("IsTruncated") == "true"
+            return .parts(parts, nextMarker: truncated ? root.value("NextPartNumberMarker").flatMap { Int($0) } : nil)
+        case .complete:
+            // A 200 may still carry an <Error>: the server failed after answering began.
+            if let error = S3ServerError(status: 200, body: body) { throw error }
+            return .completed(location: root.value("Location"), etag: root.value("ETag"))
         }
     }
 
-    /// Why `body` must not reach XMLParser, which on Linux crashes instead of failing on a name that
-    /// is not UTF-8 (a trap; swift-corelibs-foundation issue #5534) and on a processing instruction
-    /// with no data (`<?a?>`: strlen of NULL). S3 writes UTF-8, with no instruction but the declaration.
+    /// Why `body` is refused before it is parsed: S3 writes UTF-8, with no
+    /// processing instruction but the declaration. (FoundationXML, which
+    /// read these answers before, crashed on both: a trap on a name that is
+    /// not UTF-8, strlen of NULL on `<?a?>`; the fuzz tests keep them.)
     static func unreadable(_ body: [UInt8]) -> String? {
         guard String(validating: body, as: UTF8.self) != nil else { return "it is not UTF-8" }
         var start = body.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
@@ -57,51 +58,6 @@ public enum S3Answer: Sendable, Hashable {
             if !isDeclaration { return "it holds a processing instruction ('<?')" }
         }
         return nil
-    }
-
-    /// A decoder per answer: XMLDecoder is a class with settings, not Sendable.
-    static var decoder: XMLDecoder {
-        let decoder = XMLDecoder()
-        decoder.shouldProcessNamespaces = true
-        return decoder
-    }
-
-    // S3's element names are capitalized: the coding keys say so.
-    private struct Created: Decodable {
-        var uploadID: String
-        enum CodingKeys: String, CodingKey {
-            case uploadID = "UploadId"
-        }
-    }
-    private struct PartsPage: Decodable {
-        var isTruncated: Bool?
-        var nextPartNumberMarker: Int?
-        var parts: [ListedPart]?
-        enum CodingKeys: String, CodingKey {
-            case isTruncated = "IsTruncated"
-            case nextPartNumberMarker = "NextPartNumberMarker"
-            case parts = "Part"
-        }
-    }
-    private struct ListedPart: Decodable {
-        var partNumber: Int
-        var etag: String
-        var size: Int64
-        var checksum: String?
-        enum CodingKeys: String, CodingKey {
-            case partNumber = "PartNumber"
-            case etag = "ETag"
-            case size = "Size"
-            case checksum = "ChecksumCRC32"
-        }
-    }
-    private struct Completed: Decodable {
-        var location: String?
-        var etag: String?
-        enum CodingKeys: String, CodingKey {
-            case location = "Location"
-            case etag = "ETag"
-        }
     }
 }
 
@@ -146,15 +102,16 @@ public struct S3ServerError: Error, Sendable, Hashable, CustomStringConvertible 
     /// The error an answer's body holds, or `nil` when it holds none
     /// (a HEAD answer has no body: its status alone is named).
     public init?(status: Int, body: [UInt8]) {
-        guard S3Answer.unreadable(body) == nil, let error = try? S3Answer.decoder.decode(Body.self, from: Data(body)),
-            let code = error.code
+        guard S3Answer.unreadable(body) == nil, let error = try? S3XML.parse(body), let code = error.value("Code")
         else {
             return nil
         }
         self.status = status
         self.code = code
-        self.message = error.message ?? ""
-        if let request = error.requestTime.flatMap(Self.date), let server = error.serverTime.flatMap(Self.date) {
+        self.message = error.value("Message") ?? ""
+        if let request = error.value("RequestTime").flatMap(Self.date),
+            let server = error.value("ServerTime").flatMap(Self.date)
+        {
             skew = server.timeIntervalSince(request)
         }
     }
@@ -174,28 +131,46 @@ public struct S3ServerError: Error, Sendable, Hashable, CustomStringConvertible 
         return text
     }
 
-    private struct Body: Decodable {
-        var code: String?
-        var message: String?
-        var requestTime: String?
-        var serverTime: String?
-        enum CodingKeys: String, CodingKey {
-            case code = "Code"
-            case message = "Message"
-            case requestTime = "RequestTime"
-            case serverTime = "ServerTime"
-        }
-    }
-
-    /// `2026-11-25T21:10:30Z` (S3's `ServerTime`) or `20261125T211030Z` (its echo of `X-Amz-Date`).
+    /// `2026-11-25T21:10:30Z` (S3's `ServerTime`, perhaps with milliseconds)
+    /// or `20261125T211030Z` (its echo of `X-Amz-Date`), always UTC.
     static func date(_ text: String) -> Date? {
-        for format in ["yyyy-MM-dd'T'HH:mm:ss'Z'", "yyyy-MM-dd'T'HH:mm:ss.SSS'Z'", "yyyyMMdd'T'HHmmss'Z'"] {
-            let formatter = DateFormatter()
-            formatter.locale = Locale(identifier: "en_US_POSIX")
-            formatter.timeZone = TimeZone(identifier: "UTC")
-            formatter.dateFormat = format
-            if let date = formatter.date(from: text) { return date }
+        let compact = !text.contains("-")
+        let layout: [(digits: Int, then: UInt8?)] =
+            compact
+            ? [(4, nil), (2, nil), (2, UInt8(ascii: "T")), (2, nil), (2, nil), (2, nil)]
+            : [(4, 0x2D), (2, 0x2D), (2, UInt8(ascii: "T")), (2, 0x3A), (2, 0x3A), (2, nil)]
+        var rest = Array(text.utf8)[...]
+        func number(_ count: Int) -> Int? {
+            let digits = rest.prefix(count)
+            guard digits.count == count, digits.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+            rest = rest.dropFirst(count)
+            return digits.reduce(0) { $0 * 10 + Int($1 - 0x30) }
         }
-        return nil
+        func literal(_ byte: UInt8) -> Bool {
+            guard rest.first == byte else { return false }
+            rest = rest.dropFirst()
+            return true
+        }
+        var fields: [Int] = []
+        for (count, separator) in layout {
+            guard let value = number(count), separator.map(literal) ?? true else { return nil }
+            fields.append(value)
+        }
+        var milliseconds = 0
+        if !compact, literal(UInt8(ascii: ".")) {
+            guard let value = number(3) else { return nil }
+            milliseconds = value
+        }
+        guard literal(UInt8(ascii: "Z")), rest.isEmpty, (1...12).contains(fields[1]), (1...31).contains(fields[2]),
+            fields[3] < 24, fields[4] < 60, fields[5] < 61
+        else { return nil }
+        var parts = tm()
+        parts.tm_year = Int32(fields[0] - 1900)
+        parts.tm_mon = Int32(fields[1] - 1)
+        parts.tm_mday = Int32(fields[2])
+        parts.tm_hour = Int32(fields[3])
+        parts.tm_min = Int32(fields[4])
+        parts.tm_sec = Int32(fields[5])
+        return Date(timeIntervalSince1970: TimeInterval(timegm(&parts)) + TimeInterval(milliseconds) / 1000)
     }
 }

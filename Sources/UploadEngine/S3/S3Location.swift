@@ -86,7 +86,7 @@ public struct S3Endpoint: Sendable, Hashable, Codable {
         var scheme = "https"
         var host: String
         if let url {
-            guard let separator = url.range(of: "://") else {
+            guard let separator = url.firstRange(of: "://") else {
                 throw S3ConfigurationError("the endpoint \(url) is not a URL: write http://host:port or https://host")
             }
             scheme = url[..<separator.lowerBound].lowercased()

@@ -1,6 +1,7 @@
 import Crypto
 import FormData
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// An AWS access key, its secret and an optional session token. The secret
 /// and the token never appear in text: `description` masks them.
@@ -206,12 +207,7 @@ public struct SigV4: Sendable {
 
     /// `20261125T210000Z`.
     static func timestamp(_ date: Date) -> String {
-        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        return String(
-            format: "%04d%02d%02dT%02d%02d%02dZ", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1, Int(parts.tm_mday),
-            Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec))
+        utcTimestamp(date, format: "%Y%m%dT%H%M%SZ")
     }
 
     /// RFC 3986 percent-encoding as S3 wants it: letters, digits and `-._~`

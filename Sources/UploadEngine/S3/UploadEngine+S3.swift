@@ -1,6 +1,8 @@
 import Crypto
+import Dispatch
 import FormData
-import Foundation
+import FoundationEssentials
+import Glibc
 import NIOConcurrencyHelpers
 
 /// An S3 task's attempt, on `queue`: a file below the multipart threshold
@@ -558,7 +560,7 @@ extension UploadEngine {
     /// An ETag of 32 hex digits is the MD5 of the bytes the server stored
     /// (on AWS unless the object is encrypted with KMS): it must be ours.
     static func etagMismatch(_ response: UploadResponse, md5 base64: String, part: Int?) -> String? {
-        guard let etag = response.headers.value(of: "ETag")?.trimmingCharacters(in: CharacterSet(charactersIn: "\" ")),
+        guard let etag = response.headers.value(of: "ETag")?.trimmingCharacters(in: "\" "),
             etag.count == 32, etag.allSatisfy(\.isHexDigit), let sent = Data(base64Encoded: base64)
         else { return nil }
         let expected = Hex.lowercase(sent)
@@ -568,8 +570,8 @@ extension UploadEngine {
     }
 
     private static func xmlEscaped(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+        text.replacing("&", with: "&amp;").replacing("<", with: "&lt;")
+            .replacing(">", with: "&gt;").replacing("\"", with: "&quot;")
     }
 
     /// `offset`: the bytes the server holds, when the multipart driver does not know (a PutObject).

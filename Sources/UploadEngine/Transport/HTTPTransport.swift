@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import FormData
-import Foundation
+import FoundationEssentials
+import Glibc
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1

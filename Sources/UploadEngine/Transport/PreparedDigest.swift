@@ -2,7 +2,7 @@ import CLinux
 import Crypto
 import Dispatch
 import FormData
-import Foundation
+import FoundationEssentials
 import Glibc
 import NIOConcurrencyHelpers
 
@@ -24,7 +24,7 @@ final class PreparedDigest: Sendable {
         self.algorithm = algorithm
         let body = RequestBody(contentType: "application/octet-stream", segments: [.file(region)])
         group.enter()
-        let thread = Thread { [result, group] in
+        DetachedThread.start { [result, group] in
             // Hashing has a whole chunk's transfer time to finish in. At a
             // lower priority it takes the CPU the transfer leaves idle, not
             // that of the threads moving the bytes (or of a receiver on the
@@ -40,7 +40,6 @@ final class PreparedDigest: Sendable {
             result.withLockedValue { $0 = outcome }
             group.leave()
         }
-        thread.start()
     }
 
     /// `prepared` when it is the digest of `region` with `algorithm` (what

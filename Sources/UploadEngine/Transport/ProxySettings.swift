@@ -39,7 +39,7 @@ struct ProxySettings: Sendable, Hashable {
 
     private static func parse(_ text: String) -> Server? {
         var rest = Substring(text)
-        if let scheme = rest.range(of: "://") { rest = rest[scheme.upperBound...] }
+        if let scheme = rest.firstRange(of: "://") { rest = rest[scheme.upperBound...] }
         if let at = rest.lastIndex(of: "@") { rest = rest[rest.index(after: at)...] }
         if let slash = rest.firstIndex(of: "/") { rest = rest[..<slash] }
         guard !rest.isEmpty else { return nil }
@@ -47,11 +47,5 @@ struct ProxySettings: Sendable, Hashable {
             return Server(host: String(rest[..<colon]), port: port)
         }
         return Server(host: String(rest), port: 1080)
-    }
-}
-
-extension Substring {
-    func trimmingCharacters(in set: String) -> String {
-        String(drop(while: { set.contains($0) }).reversed().drop(while: { set.contains($0) }).reversed())
     }
 }

@@ -1,3 +1,5 @@
+import FormData
+
 extension UploadResponse {
     init(collected: ResponseCollector.CollectedResponse, elapsed: Duration) {
         self.init(

@@ -1,5 +1,6 @@
 import FormData
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A tus 1.0 upload with no I/O: answers in, the next exchange out. The
 /// engine runs one attempt of the task as a series of exchanges (`OPTIONS`

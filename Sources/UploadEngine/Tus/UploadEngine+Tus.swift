@@ -1,7 +1,8 @@
 import Crypto
 import Dispatch
 import FormData
-import Foundation
+import FoundationEssentials
+import Glibc
 import NIOCore
 
 /// A tus task's attempt, on `queue`: the driver (`TusUploadStateMachine`)

@@ -1,6 +1,6 @@
 import Crypto
 import FormData
-import Foundation
+import FoundationEssentials
 import Glibc
 import UploadEngine
 

@@ -1,5 +1,5 @@
 import Dispatch
-import Foundation
+import FoundationEssentials
 import Glibc
 import UploadEngine
 
@@ -67,7 +67,7 @@ typealias SecretNames = Locked<Set<String>>
 /// A value shared between the UI thread and a background queue.
 final class Locked<Value: Sendable>: @unchecked Sendable {
     private var stored: Value
-    private let lock = NSLock()
+    private let lock = ThreadLock()
 
     init(_ value: Value) { stored = value }
 

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Glibc
 import TerminalUI
 import UploadEngine
@@ -27,7 +27,7 @@ struct HistoryStore: Sendable {
     /// half line left by a failed write (disk full) is not glued to the
     /// next entry. The folder is made when missing, and checked (XDG).
     func append(_ lines: [String]) throws {
-        try XDG.makePrivateDirectories((path as NSString).deletingLastPathComponent)
+        try XDG.makePrivateDirectories(AtomicFile.folder(of: path))
         let fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw StateFileError.errno("cannot open", path) }
         var info = stat()

@@ -1,5 +1,6 @@
 import Dispatch
-import Foundation
+import FoundationEssentials
+import Glibc
 import UploadEngine
 
 /// Keeps this process's journal in step with the engine, and stands between

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// One process's journal in `$XDG_STATE_HOME/hoist/journal/`: a snapshot,

@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import TerminalUI
 import UploadEngine
 import UploadPlan
@@ -74,7 +75,7 @@ struct ResumeCommand: AsyncParsableCommand {
                 if case .interrupted(let problem?) = task.state {
                     flagged = true
                     printError(
-                        "hoist: \(task.id) not resumed: \(problem.replacingOccurrences(of: "\n", with: " ")) (it stays in the journal: hoist, then r, sends it anyway)"
+                        "hoist: \(task.id) not resumed: \(problem.replacing("\n", with: " ")) (it stays in the journal: hoist, then r, sends it anyway)"
                     )
                 } else {
                     resumed.append(task.id)
@@ -121,7 +122,7 @@ struct ResumeListLine {
         if let checkpoint = task.checkpoint, let total = checkpoint.length {
             line += ", resumes at \(Format.bytes(checkpoint.offset)) of \(Format.bytes(total))"
         }
-        if let problem { line += "\n    not resumable as it is: " + problem.replacingOccurrences(of: "\n", with: " ") }
+        if let problem { line += "\n    not resumable as it is: " + problem.replacing("\n", with: " ") }
         return line
     }
 

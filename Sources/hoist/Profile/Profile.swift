@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import UploadEngine
 import UploadPlan
 
@@ -58,9 +59,9 @@ struct Profile: Sendable {
     /// The profiles file's text, or `nil` when there is none.
     static func readText(_ path: String) throws -> String? {
         guard let data = FileManager.default.contents(atPath: path) else {
-            var isDirectory: ObjCBool = false
+            var isDirectory = false
             if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
-                let why = isDirectory.boolValue ? "it is a directory" : "permission denied"
+                let why = isDirectory ? "it is a directory" : "permission denied"
                 throw BadInput("cannot read the profiles file \(path): \(why)")
             }
             return nil

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import TerminalUI
 import UploadEngine
 import UploadPlan
@@ -27,7 +28,7 @@ extension Profile {
         name: String, target: Target, entries: [FormEntry], origin: Profile?, to path: String = Profile.path,
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws {
-        let folder = (path as NSString).deletingLastPathComponent
+        let folder = AtomicFile.folder(of: path)
         try XDG.makePrivateDirectories(folder)
         // Read, change, write under the lock: two saves at once both land.
         let lock = try FileLock(path + ".lock")
@@ -128,6 +129,6 @@ extension Profile {
 
     /// A value typed in the UI: a `${` in it is meant literally.
     static func quote(literal text: String) -> String {
-        quote(text.replacingOccurrences(of: "${", with: "$${"))
+        quote(text.replacing("${", with: "$${"))
     }
 }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import TOMLKit
 
 /// One `[name]` table of the profiles file, as written. Unknown keys are
@@ -327,8 +328,8 @@ extension Profile {
     /// "verify.retries: expected a number" rather than DecodingError's dump.
     static func describe(_ error: DecodingError) -> String {
         func path(_ keys: [any CodingKey]) -> String {
-            keys.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".").replacingOccurrences(
-                of: ".[", with: "[")
+            keys.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".").replacing(
+                ".[", with: "[")
         }
         func kind(_ type: String) -> String {
             switch type {

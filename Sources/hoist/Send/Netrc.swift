@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A `.netrc` file as curl reads it (`--netrc`, `--netrc-file`): `machine`
 /// entries with `login` and `password`, a `default` entry for any other host,

@@ -1,5 +1,6 @@
 import FormData
-import Foundation
+import FoundationEssentials
+import Glibc
 import TerminalUI
 import UploadEngine
 
@@ -48,7 +49,7 @@ enum ResultLine {
     static func summary(for task: TaskSnapshot) -> String {
         let status = task.response.map { "\($0.status)" } ?? "---"
         var line =
-            "\(task.state.name.padding(toLength: 9, withPad: " ", startingAt: 0)) \(status)  \(task.request.displayName)"
+            "\(task.state.name.padded(to: 9)) \(status)  \(task.request.displayName)"
         line += "  \(Format.bytes(task.progress.bytesSent)) in \(milliseconds(task)) ms"
         if let error = errorText(task) { line += "  " + error }
         if let checkpoint = task.checkpoint {

@@ -1,5 +1,6 @@
 import FormData
-import Foundation
+import FoundationEssentials
+import Glibc
 import UploadEngine
 import UploadPlan
 
@@ -218,9 +219,9 @@ struct SendPlan {
             let path = String(argument.dropFirst())
             source = "--json @\(path)"
             guard let data = FileManager.default.contents(atPath: path) else {
-                var isDirectory: ObjCBool = false
+                var isDirectory = false
                 if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
-                    throw BadInput(isDirectory.boolValue ? "\(source): is a directory" : "\(source): permission denied")
+                    throw BadInput(isDirectory ? "\(source): is a directory" : "\(source): permission denied")
                 }
                 throw BadInput("\(source): file not found")
             }

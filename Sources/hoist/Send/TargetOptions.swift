@@ -1,6 +1,7 @@
 import ArgumentParser
 import FormData
-import Foundation
+import FoundationEssentials
+import Glibc
 import UploadEngine
 import UploadPlan
 
@@ -251,7 +252,7 @@ struct RequestOptions: ParsableArguments {
             !entries.contains(where: { $0.kind == .header && $0.name.lowercased() == "authorization" }),
             let parsed = URLComponents(string: url), let host = parsed.host
         else { return nil }
-        let path = netrcFile ?? (ProcessInfo.processInfo.environment["HOME"] ?? NSHomeDirectory()) + "/.netrc"
+        let path = netrcFile ?? homeDirectory() + "/.netrc"
         guard let entry = try Netrc(path: path).entry(host: host, user: parsed.user), let login = entry.login else {
             return nil
         }

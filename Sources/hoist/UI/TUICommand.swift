@@ -1,6 +1,8 @@
 import ArgumentParser
 import CursesTerminal
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import TerminalUI
 import UploadEngine
 import UploadPlan
@@ -112,7 +114,7 @@ enum UISession {
         // Curses wants one thread; the engine's own queues keep running meanwhile.
         let box = UncheckedBox(app)
         let result: Result<FrameStats, any Error> = await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
+            DetachedThread.start {
                 continuation.resume(returning: Result { try CursesTerminal.run(box.value) })
             }
         }
@@ -136,13 +138,10 @@ private func writeStats(_ stats: FrameStats) {
             .init("draw_ms", .number(String(ms(stats.drawTime)))),
             .init("cells", .number(String(stats.cellsWritten))),
         ]).compactJSON + "\n"
-    if let handle = FileHandle(forWritingAtPath: path)
-        ?? (FileManager.default.createFile(atPath: path, contents: nil) ? FileHandle(forWritingAtPath: path) : nil)
-    {
-        handle.seekToEndOfFile()
-        handle.write(Data(line.utf8))
-        try? handle.close()
-    }
+    let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+    guard fd >= 0 else { return }
+    _ = Array(line.utf8).withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    close(fd)
 }
 
 /// Hands the app to the UI thread, which is then its only user.
