@@ -1,5 +1,6 @@
 import ArgumentParser
 import Glibc
+import NIOCore
 import UploadEngine
 
 /// Exit statuses, documented in the README.
@@ -33,6 +34,10 @@ struct Hoist: AsyncParsableCommand {
 
     /// Parses with Hoist's own exit statuses: 2 for any bad input.
     static func main() async {
+        // Half the cores move bytes, the rest run the engine, hashing and the
+        // monitors: on 2 cores a second event loop only competed with them
+        // (1,000 small uploads went from 2.2x curl's time to 1.76x).
+        NIOSingletons.groupLoopCountSuggestion = max(1, System.coreCount / 2)
         let given = Array(CommandLine.arguments.dropFirst())
         argumentSecrets = ArgumentSecrets(given)
         argumentSecrets.blankProcessArguments()
