@@ -56,8 +56,10 @@ import Testing
             // second even while the whole suite loads the machine.
             let limited = try await duration([])
             #expect(limited > 3_700 && limited < 20_000, "\(limited) ms")
+            // At 64 KiB/s it could not end before 3.7 s; a loaded machine only makes it slower
+            // (2.7 s was seen with release builds running beside the suite), never faster.
             let lifted = try await duration(["--limit-rate", "0"])
-            #expect(lifted < limited / 2, "--limit-rate 0 lifts the profile's limit: \(lifted) ms")
+            #expect(lifted < 3_700, "--limit-rate 0 lifts the profile's limit: \(lifted) ms")
             let curlStyle = try await hoist(
                 ["send", "--profile", "slow", "--limit-rate", "4m", "-s", "-v", "-F", "f=@\(file)"], config: config)
             #expect(curlStyle.status == 0, "4m: curl's units in any case")
