@@ -47,14 +47,11 @@ flags=(
 )
 [[ -f "$here/dict/$target.dict" ]] && flags+=(-dict="$here/dict/$target.dict")
 # TOMLKit 0.6.0 leaks on every parse (TOMLTable.init(string:) never frees its error pointer): not ours to fix.
-# FoundationXML leaks a CFString for each libxml2 error it turns into an NSError: not ours either.
 # ASan's own check at exit would still report them all (and write an empty input as a crash).
-if [[ "$target" == profile || "$target" == s3 ]]; then
+if [[ "$target" == profile ]]; then
     flags+=(-detect_leaks=0)
     export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 fi
-# FoundationXML's leak grows s3's memory by about 2 GB in 470 s: room for a 600 s run.
-[[ "$target" == s3 ]] && flags+=(-rss_limit_mb=10240)
 # Swift's own backtracer would catch the signal first, and trips ASan while it reads memory.
 export SWIFT_BACKTRACE=enable=no
 # New inputs go to .work (not committed); the seeds in corpus/ are only read.
