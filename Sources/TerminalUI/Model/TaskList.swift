@@ -6,7 +6,14 @@ import UploadEngine
 /// engine events; a later snapshot replaces an earlier one.
 public struct TaskList: Sendable {
     public private(set) var order: [TaskID] = []
-    public private(set) var byID: [TaskID: TaskSnapshot] = [:]
+    /// Each snapshot in a box of its own, replaced on update (so a copied
+    /// list stays a value): inline, 10,000 snapshots made a 21 MB table,
+    /// copied whole each time it grew.
+    private var byID: [TaskID: Boxed] = [:]
+    private final class Boxed: Sendable {
+        let snapshot: TaskSnapshot
+        init(_ snapshot: TaskSnapshot) { self.snapshot = snapshot }
+    }
     /// The `/` filter: a case-insensitive substring of the name, or a state word.
     public private(set) var filter = ""
     /// Ids shown, in order: all tasks, or those matching the filter.
@@ -16,12 +23,12 @@ public struct TaskList: Sendable {
     public init() {}
 
     public var count: Int { order.count }
-    public subscript(id: TaskID) -> TaskSnapshot? { byID[id] }
+    public subscript(id: TaskID) -> TaskSnapshot? { byID[id]?.snapshot }
 
     /// Returns true when the task took another place in the list (it was moved).
     @discardableResult
     public mutating func apply(_ snapshot: TaskSnapshot) -> Bool {
-        let old = byID.updateValue(snapshot, forKey: snapshot.id)
+        let old = byID.updateValue(Boxed(snapshot), forKey: snapshot.id)?.snapshot
         if let old { totals.subtract(old) }
         totals.add(snapshot)
         guard let old else {
@@ -49,12 +56,12 @@ public struct TaskList: Sendable {
 
     /// Where `task` goes in `order` (binary search; a new task is nearly always last).
     private func place(of task: TaskSnapshot) -> Int {
-        if let last = order.last.flatMap({ byID[$0] }), TaskSnapshot.startsBefore(last, task) { return order.count }
+        if let last = order.last.flatMap({ self[$0] }), TaskSnapshot.startsBefore(last, task) { return order.count }
         var low = 0
         var high = order.count
         while low < high {
             let mid = (low + high) / 2
-            if let other = byID[order[mid]], TaskSnapshot.startsBefore(other, task) {
+            if let other = self[order[mid]], TaskSnapshot.startsBefore(other, task) {
                 low = mid + 1
             } else {
                 high = mid
@@ -64,7 +71,7 @@ public struct TaskList: Sendable {
     }
 
     public mutating func remove(_ id: TaskID) {
-        guard let old = byID.removeValue(forKey: id) else { return }
+        guard let old = byID.removeValue(forKey: id)?.snapshot else { return }
         totals.subtract(old)
         order.removeAll { $0 == id }
         if visibleSet.remove(id) != nil { visible.removeAll { $0 == id } }
@@ -76,7 +83,7 @@ public struct TaskList: Sendable {
     }
 
     private mutating func refilter() {
-        visible = filter.isEmpty ? order : order.filter { byID[$0].map(matches) ?? false }
+        visible = filter.isEmpty ? order : order.filter { self[$0].map(matches) ?? false }
         visibleSet = Set(visible)
     }
 
@@ -160,7 +167,7 @@ public struct TaskList: Sendable {
         var followers: [TaskID] = []
         var links: Set<TaskID> = [id]
         for next in order {
-            guard let task = byID[next], let before = task.dependency, links.contains(before) else { continue }
+            guard let task = self[next], let before = task.dependency, links.contains(before) else { continue }
             links.insert(next)
             if task.state.isFinished, task.state != .succeeded { followers.append(next) }
         }

@@ -1,7 +1,7 @@
 import Dispatch
 
 /// What the engine reports. Every event carries the task's full snapshot.
-public enum UploadEvent: Sendable {
+public indirect enum UploadEvent: Sendable {
     case added(TaskSnapshot)
     /// The state changed (started, body sent, waiting to retry, ...).
     case stateChanged(TaskSnapshot)
