@@ -1,5 +1,4 @@
 import FoundationEssentials
-import Glibc
 import UploadEngine
 
 /// One terminal cell: a grapheme, its width and its style. A wide

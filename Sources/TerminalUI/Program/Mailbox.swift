@@ -1,6 +1,5 @@
 import Dispatch
 import FoundationEssentials
-import Glibc
 import UploadEngine
 
 /// Where messages from other threads (engine events, finished file reads)

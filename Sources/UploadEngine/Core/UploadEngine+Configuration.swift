@@ -1,5 +1,4 @@
 import FoundationEssentials
-import Glibc
 
 extension UploadEngine {
     public struct Configuration: Sendable {

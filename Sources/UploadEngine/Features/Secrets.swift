@@ -1,6 +1,5 @@
 import FormData
 import FoundationEssentials
-import Glibc
 
 /// What Hoist never prints in clear: credentials in headers, URLs and
 /// fields marked secret.

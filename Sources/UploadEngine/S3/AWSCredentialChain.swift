@@ -1,5 +1,4 @@
 import FoundationEssentials
-import Glibc
 
 /// Finds the credentials and region an S3 target uses, as the AWS CLI
 /// does: `--aws-profile` names a profile of the shared files; otherwise

@@ -1,7 +1,6 @@
 import Crypto
 import FormData
 import FoundationEssentials
-import Glibc
 
 /// An AWS access key, its secret and an optional session token. The secret
 /// and the token never appear in text: `description` masks them.

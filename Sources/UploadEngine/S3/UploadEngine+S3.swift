@@ -2,7 +2,6 @@ import Crypto
 import Dispatch
 import FormData
 import FoundationEssentials
-import Glibc
 import NIOConcurrencyHelpers
 
 /// An S3 task's attempt, on `queue`: a file below the multipart threshold

@@ -1,5 +1,4 @@
 import FoundationEssentials
-import Glibc
 
 /// An HTTP date in the preferred format, IMF-fixdate:
 /// `Sun, 06 Nov 1994 08:49:37 GMT`. Parsed by hand: it is a fixed layout,

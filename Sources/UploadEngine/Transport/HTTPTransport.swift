@@ -1,7 +1,6 @@
 import AsyncHTTPClient
 import FormData
 import FoundationEssentials
-import Glibc
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1

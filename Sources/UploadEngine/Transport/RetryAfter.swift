@@ -1,5 +1,4 @@
 import FoundationEssentials
-import Glibc
 
 /// `Retry-After` (RFC 9110, section 10.2.3): delay-seconds or an HTTP date.
 enum RetryAfter {

@@ -1,6 +1,5 @@
 import FormData
 import FoundationEssentials
-import Glibc
 
 /// A tus 1.0 upload with no I/O: answers in, the next exchange out. The
 /// engine runs one attempt of the task as a series of exchanges (`OPTIONS`

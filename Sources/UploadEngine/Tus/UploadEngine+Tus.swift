@@ -2,7 +2,6 @@ import Crypto
 import Dispatch
 import FormData
 import FoundationEssentials
-import Glibc
 import NIOCore
 
 /// A tus task's attempt, on `queue`: the driver (`TusUploadStateMachine`)

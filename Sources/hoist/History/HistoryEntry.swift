@@ -56,12 +56,7 @@ enum HistoryEntry {
     /// `2026-11-23T08:29:15Z`. strftime, because an ISO8601DateFormatter
     /// costs about a millisecond to make, once per task.
     static func iso8601(_ date: Date) -> String {
-        var seconds = time_t(date.timeIntervalSince1970)
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        var buffer = [CChar](repeating: 0, count: 32)
-        let count = strftime(&buffer, buffer.count, "%Y-%m-%dT%H:%M:%SZ", &parts)
-        return String(decoding: buffer.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        utcTimestamp(date, format: "%Y-%m-%dT%H:%M:%SZ")
     }
 
     /// Hoist never changes its working directory; asking once spares a getcwd per file.

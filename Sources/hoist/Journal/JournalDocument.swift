@@ -1,6 +1,5 @@
 import FormData
 import FoundationEssentials
-import Glibc
 import TerminalUI
 import UploadEngine
 import UploadPlan

@@ -1,6 +1,5 @@
 import ArgumentParser
 import FoundationEssentials
-import Glibc
 import TerminalUI
 import UploadEngine
 import UploadPlan

@@ -1,5 +1,4 @@
 import FoundationEssentials
-import Glibc
 import TerminalUI
 import UploadEngine
 import UploadPlan

@@ -1,5 +1,4 @@
 import FoundationEssentials
-import Glibc
 import TOMLKit
 
 /// One `[name]` table of the profiles file, as written. Unknown keys are

@@ -1,7 +1,6 @@
 import ArgumentParser
 import FormData
 import FoundationEssentials
-import Glibc
 import UploadEngine
 import UploadPlan
 
