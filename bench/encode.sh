@@ -8,9 +8,8 @@ cd "$(dirname "$0")/.."
 sizes=("${@:-64 1024}")
 [ -x /usr/bin/time ] || { echo "needs /usr/bin/time: apt-get install -y time" >&2; exit 1; }
 
-# Same flags as bench/send.sh, so the two do not rebuild each other's release build.
-swift build -c release --static-swift-stdlib --product hoist-bench-encode >/dev/null
-bin="$(swift build -c release --static-swift-stdlib --show-bin-path)/hoist-bench-encode"
+# The same release build as bench/send.sh measures.
+bin="$(scripts/build-release.sh --product hoist-bench-encode)/hoist-bench-encode"
 mkdir -p bench/out
 runs=5
 

@@ -35,12 +35,9 @@ photos="$out/photos-40x4032x3024"
 mkdir -p "$out"
 
 echo "building hoist and hoist-bench-images (release) ..." >&2
-scratch=()
-[ -n "${HOIST_SCRATCH:-}" ] && scratch=(--scratch-path "$HOIST_SCRATCH")
 for product in hoist hoist-bench-images; do
-  swift build -c release --static-swift-stdlib "${scratch[@]}" --product $product >/dev/null || die "build of $product failed"
+  bin="$(scripts/build-release.sh --product $product)" || die "build of $product failed"
 done
-bin="$(swift build -c release --static-swift-stdlib "${scratch[@]}" --show-bin-path)"
 
 if [ ! -d "$photos" ]; then
   echo "making 40 photos in $photos ..." >&2

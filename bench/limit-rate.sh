@@ -32,10 +32,7 @@ echo "building the sink (go, offline) ..." >&2
 (cd bench/sink && GOCACHE="$PWD/../out/gocache" GOPATH="$PWD/../out/gopath" \
   GOFLAGS=-mod=mod GOPROXY=off GOTOOLCHAIN=local go build -o ../out/sink .) || die "go build of bench/sink failed"
 echo "building hoist (release) ..." >&2
-scratch=()
-[ -n "${HOIST_SCRATCH:-}" ] && scratch=(--scratch-path "$HOIST_SCRATCH")
-swift build -c release --static-swift-stdlib "${scratch[@]}" --product hoist >/dev/null || die "swift build failed"
-hoist="$(swift build -c release --static-swift-stdlib "${scratch[@]}" --show-bin-path)/hoist"
+hoist="$(scripts/build-release.sh --product hoist)/hoist" || die "swift build failed"
 
 one="$out/limit-50MiB.bin"
 [ -f "$one" ] || head -c $((50 << 20)) /dev/urandom >"$one"

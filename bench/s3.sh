@@ -32,9 +32,8 @@ runs=${BENCH_ROUNDS:-5}
 if [ $quick = 1 ]; then mib=256; many=200; else mib=1024; many=1000; fi
 
 echo "building hoist (release) ..." >&2
-swift build -c release --static-swift-stdlib --scratch-path .build-release --product hoist >/dev/null ||
+hoist="$(HOIST_SCRATCH=${HOIST_SCRATCH:-.build-release} scripts/build-release.sh --product hoist)/hoist" ||
   die "swift build of hoist failed"
-hoist="$(swift build -c release --static-swift-stdlib --scratch-path .build-release --show-bin-path)/hoist"
 
 big="$out/input-${mib}MiB.bin"   # shared with bench/send.sh and bench/tus.sh
 if [ ! -f "$big" ]; then

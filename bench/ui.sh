@@ -18,14 +18,17 @@ config=release
 [ "${1:-}" = "-c" ] && config="$2"
 command -v tmux >/dev/null || { echo "bench/ui.sh: needs tmux" >&2; exit 1; }
 
-# Release with the runtime linked in, as bench/send.sh builds it (the
-# same flags keep the two from rebuilding each other's release build).
-flags=(-c "$config")
-[ "$config" = release ] && flags+=(--static-swift-stdlib)
-[ -n "${HOIST_SCRATCH:-}" ] && flags+=(--scratch-path "$HOIST_SCRATCH")
-swift build "${flags[@]}" --product hoist >/dev/null
-swift build "${flags[@]}" --product hoist-bench-render >/dev/null
-bin="$(swift build "${flags[@]}" --show-bin-path)"
+# Release as it ships and as bench/send.sh measures it (scripts/build-release.sh).
+if [ "$config" = release ]; then
+  scripts/build-release.sh --product hoist >/dev/null
+  bin="$(scripts/build-release.sh --product hoist-bench-render)"
+else
+  flags=(-c "$config")
+  [ -n "${HOIST_SCRATCH:-}" ] && flags+=(--scratch-path "$HOIST_SCRATCH")
+  swift build "${flags[@]}" --product hoist >/dev/null
+  swift build "${flags[@]}" --product hoist-bench-render >/dev/null
+  bin="$(swift build "${flags[@]}" --show-bin-path)"
+fi
 work=$(mktemp -d)
 session="hoist-ui-bench-$$"
 cleanup() {

@@ -48,7 +48,7 @@ struct Hoist: AsyncParsableCommand {
         argumentSecrets.blankProcessArguments()
         let arguments = ArgumentRewriter.rewrite(given)
         do {
-            var command = try parseAsRoot(arguments)
+            var command = try parseCommand(arguments)
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
@@ -69,6 +69,19 @@ struct Hoist: AsyncParsableCommand {
             Glibc.exit(ExitStatus.badInput.rawValue)
         }
     }
+}
+
+/// `hoist send ...` is parsed by `SendCommand` alone: parsing from the root
+/// reflects every subcommand's options first, a quarter of a one-file send's
+/// time. Anything the direct parse refuses (a bad option, `--help`) is parsed
+/// again from the root, so errors and help read exactly as before.
+private func parseCommand(_ arguments: [String]) throws -> any ParsableCommand {
+    if arguments.first == SendCommand._commandName,
+        let send = try? SendCommand.parse(Array(arguments.dropFirst()))
+    {
+        return send
+    }
+    return try Hoist.parseAsRoot(arguments)
 }
 
 /// The command line's secrets, set once at start, before any other thread runs.

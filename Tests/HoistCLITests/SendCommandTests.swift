@@ -248,6 +248,23 @@ import Testing
         #expect(result.stdout.isEmpty)
     }
 
+    /// `hoist send` is parsed by SendCommand alone first (a quarter of a
+    /// one-file send's start-up was parsing from the root); what that parse
+    /// refuses is parsed again from the root, so messages still name `hoist send`.
+    @Test func usageErrorsAndHelpNameHoistSend() async throws {
+        let bad = try await hoist(["send", "http://127.0.0.1:9/", "-F", "a=b", "--bogus"])
+        #expect(bad.status == 2)
+        #expect(bad.stderr.contains("Usage: hoist send "), "\(bad.stderr)")
+        #expect(bad.stderr.contains("See 'hoist send --help'"), "\(bad.stderr)")
+        let help = try await hoist(["send", "--help"])
+        #expect(help.status == 0)
+        #expect(help.stdout.contains("USAGE: hoist send "), "\(help.stdout)")
+        #expect(help.stdout.contains("--limit-rate"), "\(help.stdout)")
+        let completion = try await hoist(["send", "--generate-completion-script", "bash"])
+        #expect(completion.status == 0)
+        #expect(completion.stdout.contains("_hoist()"), "\(completion.stdout.prefix(300))")
+    }
+
     @Test func unreadableFileIsBadInput() async throws {
         let dir = TemporaryDirectory()
         let path = dir.file("secret.key", text: "k", mode: 0o000)

@@ -67,6 +67,27 @@ import Testing
         }
     }
 
+    /// `U` queues every staged file in one batch; a file gone since it was
+    /// staged is named, and the others still go.
+    @Test func eachFileAsATaskWithOneFileGone() async throws {
+        try await withReceiver { receiver, saved in
+            let work = TemporaryDirectory()
+            for name in ["a.bin", "gone.bin", "c.bin"] { _ = work.file(name, Array(name.utf8)) }
+            let tmux = try await Tmux.start(width: 120, height: 30, directory: work.path)
+            defer { Task { await tmux.kill() } }
+            try await tmux.type("\(hoistBinary) tui \(receiver.baseURL)/upload a.bin gone.bin c.bin")
+            try await tmux.press("Enter")
+            try await tmux.waitFor("the UI") { $0.text.contains("Hoist") && $0.text.contains("c.bin") }
+            try FileManager.default.removeItem(atPath: work.path + "/gone.bin")
+            try await tmux.press("U")
+            let screen = try await tmux.waitFor("two uploads done and the third refused") {
+                $0.text.contains("✔ 2") && $0.text.contains("gone.bin: ")
+            }
+            #expect(JournalTests.savedHashes(saved).count == 2, "\(screen.text)")
+            try await tmux.press("q")
+        }
+    }
+
     @Test func stageUploadWatchAndQuit() async throws {
         try await withReceiver(configure: { $0.readBytesPerSecond = 8 << 20 }) { receiver, _ in
             let work = TemporaryDirectory()

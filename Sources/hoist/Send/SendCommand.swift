@@ -9,6 +9,9 @@ import UploadPlan
 struct SendCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "send",
+        // Parsed on its own by Hoist.main (see parseCommand), where this
+        // names it "hoist send" and skips the completion-script check.
+        _superCommandName: "hoist",
         abstract: "Upload files and fields to URL, with curl's -F syntax.",
         discussion: """
             Exit status: 0 when every upload succeeded, 1 when one failed or was \
