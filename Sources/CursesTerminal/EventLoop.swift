@@ -24,6 +24,8 @@ struct EventLoop<Program: TerminalProgram> {
     private var lastFrame: ContinuousClock.Instant?
     private var tickInterval: Duration?
     private var nextTick: ContinuousClock.Instant?
+    /// Until then the wake pipe is not watched: see `waitAndDispatch`.
+    private var nextWake: ContinuousClock.Instant?
     /// Cleared when the terminal hangs up, so poll() does not report it forever.
     private var watchingInput = true
     private(set) var stats = FrameStats()
@@ -97,7 +99,7 @@ struct EventLoop<Program: TerminalProgram> {
 
     private func pollTimeout() -> Int32 {
         let now = clock.now
-        let deadlines = [nextFrameTime(now: now), nextTick].compactMap { $0 }
+        let deadlines = [nextFrameTime(now: now), nextTick, nextWake].compactMap { $0 }
         guard let deadline = deadlines.min() else { return -1 }
         let remaining = now.duration(to: deadline)
         guard remaining > .zero else { return 0 }
@@ -107,12 +109,19 @@ struct EventLoop<Program: TerminalProgram> {
 
     /// Waits for one round of events and hands them to the program. False
     /// when the program asked to stop.
+    ///
+    /// Wakes are taken at most once per frame interval; meanwhile the
+    /// mailbox gathers what comes (one wake per batch, progress coalesced).
+    /// Taken as they came, 10,000 small uploads woke the loop thousands of
+    /// times a second, and the context switches cost more than the uploads'
+    /// own work. Keys and signals are still read at once.
     private mutating func waitAndDispatch() -> Bool {
+        if let wakeAt = nextWake, wakeAt <= clock.now { nextWake = nil }
         let readable = Int16(POLLIN)
         var descriptors = [
             pollfd(fd: watchingInput ? STDIN_FILENO : -1, events: readable, revents: 0),
             pollfd(fd: signals.readFD, events: readable, revents: 0),
-            pollfd(fd: wake.readFD, events: readable, revents: 0),
+            pollfd(fd: nextWake == nil ? wake.readFD : -1, events: readable, revents: 0),
         ]
         let ready = poll(&descriptors, nfds_t(descriptors.count), pollTimeout())
         if ready < 0 {
@@ -133,6 +142,7 @@ struct EventLoop<Program: TerminalProgram> {
             }
         }
         if descriptors[2].revents != 0, wake.drain() {
+            nextWake = clock.now + frameInterval
             guard program.handle(.wake) else { return false }
         }
         if let tick = nextTick, tick <= clock.now {

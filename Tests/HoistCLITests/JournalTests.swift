@@ -150,6 +150,36 @@ import Testing
         }
     }
 
+    /// 3,000 tasks queued at once make about 3 MB of records, which go to the
+    /// log in pieces of 1 MiB ahead of their commit: after a kill -9, the
+    /// journal reads back whole and in order.
+    @Test func aLargeBatchIsJournaledWholeThroughItsSpills() async throws {
+        try await withReceiver(configure: { $0.latency = .seconds(60) }) { receiver, _ in
+            let home = TemporaryDirectory()
+            let folder = home.path + "/many"
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            for i in 0..<3000 {
+                FileManager.default.createFile(atPath: folder + String(format: "/f%04d.bin", i), contents: Data([1]))
+            }
+            let send = try Self.startSend(
+                [receiver.baseURL + "/upload", "--each", "file=@\(folder)/*.bin", "--concurrency", "1", "-s"],
+                home: home.path)
+            try await Self.waitUntil("3,000 tasks in the journal") {
+                ((try? Self.journal(home.path))??.tasks.count ?? 0) == 3000
+            }
+            kill(send.pid, SIGKILL)
+            _ = await send.result()
+            let document = try #require(try Self.journal(home.path))
+            #expect(document.tasks.count == 3000)
+            #expect(Set(document.tasks.map(\.request.displayName)).count == 3000)
+            let log = try #require(Self.journals(home.path).first)
+            let size =
+                (try? FileManager.default.attributesOfItem(atPath: Self.journalFolder(home.path) + "/" + log))?[
+                    .size] as? Int
+            #expect((size ?? 0) > 2 << 20, "the records made more than two pieces: \(size ?? 0) bytes")
+        }
+    }
+
     @Test func aVanishedOrChangedFileIsFlaggedAndNeverSentSilently() async throws {
         // 64 KiB/s: the first, big file is still on its way when hoist is killed.
         try await withReceiver(configure: { $0.readBytesPerSecond = 64 << 10 }) { receiver, saved in

@@ -37,11 +37,20 @@ final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
     /// Restored tasks not resumed yet: their files as first queued.
     private var restored: Set<TaskID> = []
     private var workspace: JournalWorkspace?
+    /// `workspace` encoded once, for every snapshot: 10,000 staged files
+    /// were encoded again at each compaction.
+    private var workspaceJSON: JSONValue = .null
     /// The last request encoded without body and label: see `encode`.
     private var lastShell: (request: UploadRequest, members: [JSONValue.Member])?
     private var sequence = 0
     /// Records not handed to the writer yet, and the last one's sequence.
     private var pending: [UInt8] = []
+    /// Records written ahead of their commit (see `spill`).
+    private var spilled = false
+    /// Pending records past this size go to the writer at once, to be synced
+    /// by the next commit: 10,000 tasks queued together made 21 MB of
+    /// pending records, twice over while the buffer grew.
+    static let spillSize = 1 << 20
     /// Ends waiting for their record to be committed, with its sequence.
     private var held: [(sequence: Int, event: UploadEvent)] = []
     /// Events to pass on after this turn of the queue, in order.
@@ -123,6 +132,7 @@ final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
             let new = new?.isEmpty == false ? new : nil
             guard !self.stopped, new != self.workspace else { return }
             self.workspace = new
+            self.workspaceJSON = new.flatMap { try? JSONValue(encoding: $0) } ?? .null
             self.append(.workspace(new))
         }
     }
@@ -184,9 +194,10 @@ final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
         queue.sync {
             writer.sync {}
             committed = max(committed, handedOff)
-            if !pending.isEmpty {
+            if !pending.isEmpty || spilled {
                 let bytes = pending
                 pending = []
+                spilled = false
                 writer.sync { save { () throws(StateFileError) in try store.append(bytes) } }
                 handedOff = sequence
                 committed = sequence
@@ -227,6 +238,7 @@ final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
         if sequence == 0 { pending = JournalRecord.line(sequence: 0, .opened(command: command, pid: getpid())) }
         sequence += 1
         pending += JournalRecord.line(sequence: sequence, change, taskJSON: taskJSON)
+        if pending.count >= Self.spillSize { spill() }
         guard !scheduled else { return }
         scheduled = true
         queue.async { self.commit() }  // after this turn: one commit for all of it
@@ -239,7 +251,7 @@ final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
     /// 108 instead of 883; a result shows at most 10 ms later).
     private func commit() {
         scheduled = false
-        guard !writing, !pending.isEmpty else { return }
+        guard !writing, !pending.isEmpty || spilled else { return }
         let now = DispatchTime.now()
         if let last = lastCommit, now < last + Self.commitInterval {
             scheduled = true
@@ -250,6 +262,7 @@ final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
         let bytes = pending
         let last = sequence
         pending = []
+        spilled = false
         writing = true
         handedOff = last
         let snapshot = needsCompaction ? document() : nil
@@ -267,6 +280,15 @@ final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
                 self.commit()
             }
         }
+    }
+
+    /// Hands the pending records to the writer without a sync (the writer
+    /// keeps their order; the next commit syncs them with its own).
+    private func spill() {
+        let bytes = pending
+        pending = []
+        spilled = true
+        writer.async { self.save { () throws(StateFileError) in try self.store.write(bytes) } }
     }
 
     /// A new snapshot once the log holds more records than there are tasks
@@ -323,7 +345,7 @@ final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
             .init(Key.command.stringValue, .string(command)),
             .init(Key.pid.stringValue, .number(String(getpid()))),
             .init(Key.sequence.stringValue, .number(String(sequence))),
-            .init(Key.workspace.stringValue, workspace.flatMap { try? JSONValue(encoding: $0) } ?? .null),
+            .init(Key.workspace.stringValue, workspaceJSON),
         ]
         let tasks = self.tasks.keys.sorted().lazy.map { self.tasks[$0]!.json }
         return JSONValue.compactJSONBytes(header, thenArrayAt: Key.tasks.stringValue, ofWritten: tasks) + [

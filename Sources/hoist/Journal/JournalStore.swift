@@ -57,16 +57,22 @@ final class JournalStore: @unchecked Sendable {
     }
 
     /// Appends records to the log, and returns once they are on disk: one
-    /// `fdatasync` for all of them (the group commit). Called on one
-    /// thread at a time.
+    /// `fdatasync` for all of them (the group commit), and for any written
+    /// before without one. Called on one thread at a time.
     func append(_ bytes: [UInt8]) throws(StateFileError) {
+        try write(bytes)
+        guard fdatasync(log) == 0 else { throw .errno("cannot sync", logPath) }
+    }
+
+    /// Appends records to the log without waiting for the disk: the next
+    /// `append` makes them durable.
+    func write(_ bytes: [UInt8]) throws(StateFileError) {
         if log < 0 {
             log = open(logPath, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
             guard log >= 0 else { throw .errno("cannot create", logPath) }
             AtomicFile.syncFolder(of: logPath)  // the new file's name is durable too
         }
         try AtomicFile.writeAll(bytes, to: log, path: logPath)
-        guard fdatasync(log) == 0 else { throw .errno("cannot sync", logPath) }
     }
 
     /// Replaces the snapshot atomically (see `AtomicFile`), then empties the
