@@ -43,6 +43,8 @@ final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
     /// The last request encoded without body and label: see `encode`.
     private var lastShell: (request: UploadRequest, members: [JSONValue.Member])?
     private var sequence = 0
+    /// The log has its first line, naming this process (see `append`).
+    private var opened = false
     /// Records not handed to the writer yet, and the last one's sequence.
     private var pending: [UInt8] = []
     /// Records written ahead of their commit (see `spill`).
@@ -195,10 +197,8 @@ final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
             writer.sync {}
             committed = max(committed, handedOff)
             if !pending.isEmpty || spilled {
-                let bytes = pending
-                pending = []
-                spilled = false
-                writer.sync { save { () throws(StateFileError) in try store.append(bytes) } }
+                let batch = takePending()
+                writer.sync { save(batch) }
                 handedOff = sequence
                 committed = sequence
             }
@@ -235,7 +235,10 @@ final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
     }
 
     private func append(_ change: JournalRecord.Change, taskJSON: [UInt8] = []) {
-        if sequence == 0 { pending = JournalRecord.line(sequence: 0, .opened(command: command, pid: getpid())) }
+        if !opened {
+            opened = true
+            pending = JournalRecord.line(sequence: 0, .opened(command: command, pid: getpid())) + pending
+        }
         sequence += 1
         pending += JournalRecord.line(sequence: sequence, change, taskJSON: taskJSON)
         if pending.count >= Self.spillSize { spill() }
@@ -259,26 +262,49 @@ final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
             return
         }
         lastCommit = now
-        let bytes = pending
         let last = sequence
-        pending = []
-        spilled = false
+        var taken = takePending()
         writing = true
         handedOff = last
-        let snapshot = needsCompaction ? document() : nil
+        if !taken.removesJournal, needsCompaction { taken.snapshot = document() }
+        let batch = taken
         writer.async {
-            self.save { () throws(StateFileError) in
-                try self.store.append(bytes)
-                if let snapshot { try self.store.compact(snapshot) }
-            }
+            self.save(batch)
             self.queue.async {
                 self.writing = false
                 self.committed = max(self.committed, last)
-                if snapshot != nil { self.snapshotSequence = last }
+                if batch.snapshot != nil || batch.removesJournal { self.snapshotSequence = last }
                 self.release()
                 self.flushOutbox()
                 self.commit()
             }
+        }
+    }
+
+    /// What one commit writes.
+    private struct Batch {
+        var records: [UInt8]
+        /// No task is left to resume (nor a staging area): the journal's files
+        /// go, with one sync of the folder, instead of a last record synced now
+        /// and the files removed at exit.
+        var removesJournal: Bool
+        var snapshot: [UInt8]? = nil
+    }
+
+    private func takePending() -> Batch {
+        let batch = Batch(records: pending, removesJournal: tasks.isEmpty && workspace == nil)
+        pending = []
+        spilled = false
+        if batch.removesJournal { opened = false }  // a later record starts a new log
+        return batch
+    }
+
+    /// On `writer`.
+    private func save(_ batch: Batch) {
+        save { () throws(StateFileError) in
+            if batch.removesJournal { return store.clear() }
+            try store.append(batch.records)
+            if let snapshot = batch.snapshot { try store.compact(snapshot) }
         }
     }
 

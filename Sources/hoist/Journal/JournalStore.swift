@@ -16,6 +16,8 @@ final class JournalStore: @unchecked Sendable {
     private let lock: Int32
     /// The log, opened on the first append.
     private var log: Int32 = -1
+    /// A log or snapshot may be on disk: written since the last `clear`.
+    private var written = false
 
     var path: String { directory + "/" + name + ".json" }
     var logPath: String { directory + "/" + name + ".log" }
@@ -70,6 +72,7 @@ final class JournalStore: @unchecked Sendable {
         if log < 0 {
             log = open(logPath, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
             guard log >= 0 else { throw .errno("cannot create", logPath) }
+            written = true
             AtomicFile.syncFolder(of: logPath)  // the new file's name is durable too
         }
         try AtomicFile.writeAll(bytes, to: log, path: logPath)
@@ -79,14 +82,18 @@ final class JournalStore: @unchecked Sendable {
     /// log it includes. A crash in between leaves both: replay skips the
     /// records the snapshot already holds, by their sequence numbers.
     func compact(_ snapshot: [UInt8]) throws(StateFileError) {
+        written = true
         try AtomicFile.write(snapshot, to: path)
         guard log >= 0 else { return }
         guard ftruncate(log, 0) == 0, fdatasync(log) == 0 else { throw .errno("cannot truncate", logPath) }
     }
 
     /// Deletes the journal while the process goes on: nothing is left to resume.
+    /// Removes the snapshot and the log, durably (the folder is synced): when
+    /// the last task finishes, this stands for its "finished" record.
     func clear() {
-        if log >= 0 { ftruncate(log, 0) }
+        guard written else { return }
+        written = false
         unlink(path)
         unlink(path + ".tmp")
         unlink(logPath)
