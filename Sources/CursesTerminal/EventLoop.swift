@@ -111,10 +111,10 @@ struct EventLoop<Program: TerminalProgram> {
     /// when the program asked to stop.
     ///
     /// Wakes are taken at most once per frame interval; meanwhile the
-    /// mailbox gathers what comes (one wake per batch, progress coalesced).
-    /// Taken as they came, 10,000 small uploads woke the loop thousands of
-    /// times a second, and the context switches cost more than the uploads'
-    /// own work. Keys and signals are still read at once.
+    /// mailbox gathers what comes (progress coalesced per task). Taken as
+    /// they came, 10,000 small uploads woke the loop for almost every batch
+    /// of events: the loop's share of a perf profile went from 1,018 samples
+    /// to 595. Keys and signals are still read at once.
     private mutating func waitAndDispatch() -> Bool {
         if let wakeAt = nextWake, wakeAt <= clock.now { nextWake = nil }
         let readable = Int16(POLLIN)

@@ -88,9 +88,9 @@ final class JournalStore: @unchecked Sendable {
         guard ftruncate(log, 0) == 0, fdatasync(log) == 0 else { throw .errno("cannot truncate", logPath) }
     }
 
-    /// Deletes the journal while the process goes on: nothing is left to resume.
-    /// Removes the snapshot and the log, durably (the folder is synced): when
-    /// the last task finishes, this stands for its "finished" record.
+    /// Deletes the snapshot and the log while the process goes on: nothing is
+    /// left to resume. Durably (the folder is synced): when the last task
+    /// finishes, this stands for its "finished" record.
     func clear() {
         guard written else { return }
         written = false

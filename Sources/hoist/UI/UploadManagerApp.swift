@@ -94,8 +94,7 @@ final class UploadManagerApp: TerminalProgram {
                     mailbox.post(.uploadRefused("the chain: \(error)"))
                 }
             } else if let added = try? engine.add(batch: requests) {
-                // One hop to the engine and files checked on all cores: 10,000
-                // adds one by one kept the UI thread busy for a second.
+                // One hop to the engine for all of them, the files checked on all cores.
                 ids = added
             } else {
                 // The batch adds nothing when one is bad: add the rest alone, and name each bad one.
