@@ -59,6 +59,12 @@ public final class UploadEngine: @unchecked Sendable {
         transport.limiter.bytesPerSecond = configuration.limitRate
     }
 
+    /// Sets up ahead, on the calling thread, what the first upload would:
+    /// for a command that can parse its arguments on another core meanwhile.
+    public static func prewarm() {
+        HTTPTransport.prewarm()
+    }
+
     // MARK: - Adding and controlling tasks
 
     /// Queues an upload. The URL and every file are checked first, so bad

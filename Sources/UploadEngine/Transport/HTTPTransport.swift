@@ -309,6 +309,16 @@ final class HTTPTransport: Sendable {
     }
 
     /// The pooled client for these settings; nil once the transport shut down.
+    /// What the first request would set up, done ahead: the shared event
+    /// loop's thread, and the Swift runtime's metadata for a client's
+    /// configuration. Nothing outside the process.
+    static func prewarm() {
+        _ = MultiThreadedEventLoopGroup.singleton.next()
+        _ = HTTPClient.Configuration(
+            tlsConfiguration: TLSConfiguration.makeClientConfiguration(), redirectConfiguration: .disallow,
+            decompression: .disabled)
+    }
+
     private func client(for key: ClientKey) -> HTTPClient? {
         clients.withLockedValue { clients -> HTTPClient? in
             guard clients != nil else { return nil }
