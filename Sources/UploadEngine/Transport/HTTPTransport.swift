@@ -308,7 +308,6 @@ final class HTTPTransport: Sendable {
         }
     }
 
-    /// The pooled client for these settings; nil once the transport shut down.
     /// What the first request would set up, done ahead: the shared event
     /// loop's thread, and the Swift runtime's metadata for a client's
     /// configuration. Nothing outside the process.
@@ -319,6 +318,7 @@ final class HTTPTransport: Sendable {
             decompression: .disabled)
     }
 
+    /// The pooled client for these settings; nil once the transport shut down.
     private func client(for key: ClientKey) -> HTTPClient? {
         clients.withLockedValue { clients -> HTTPClient? in
             guard clients != nil else { return nil }
