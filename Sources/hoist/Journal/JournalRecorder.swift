@@ -237,7 +237,7 @@ final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
     private func append(_ change: JournalRecord.Change, taskJSON: [UInt8] = []) {
         if !opened {
             opened = true
-            pending = JournalRecord.line(sequence: 0, .opened(command: command, pid: getpid())) + pending
+            pending = JournalRecord.line(sequence: 0, .opened(command: command, pid: getpid()))
         }
         sequence += 1
         pending += JournalRecord.line(sequence: sequence, change, taskJSON: taskJSON)
