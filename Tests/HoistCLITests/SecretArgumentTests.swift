@@ -7,15 +7,18 @@ import Testing
 /// the upload runs, masked in every message, and sent as given.
 @Suite struct SecretArgumentTests {
     /// Python's http.server: answers the request's headers as JSON; `/slow`
-    /// answers after 3 s; `/check?basic=B64` answers only whether the
+    /// answers once the file named by its `release` parameter exists (at most
+    /// 60 s); `/check?basic=B64` answers only whether the
     /// Authorization header was `Basic B64` (so the screen never shows it).
     static let script = #"""
-        import http.server, json, time, urllib.parse
+        import http.server, json, os, time, urllib.parse
         class Handler(http.server.BaseHTTPRequestHandler):
             def do_POST(self):
                 self.rfile.read(int(self.headers.get("Content-Length", "0")))
                 url = urllib.parse.urlsplit(self.path)
-                if url.path == "/slow": time.sleep(3)
+                if url.path == "/slow":
+                    release, deadline = urllib.parse.parse_qs(url.query)["release"][0], time.time() + 60
+                    while not os.path.exists(release) and time.time() < deadline: time.sleep(0.05)
                 if url.path == "/check":
                     expected = "Basic " + urllib.parse.parse_qs(url.query)["basic"][0]
                     answer = {"auth_ok": self.headers.get("Authorization") == expected}
@@ -44,16 +47,22 @@ import Testing
 
     @Test func secretsAreBlankedInTheProcessArgumentsWhileTheUploadRuns() async throws {
         try await withEchoServer { url in
+            // The server holds its answer until this file exists, so hoist is
+            // still running when its arguments are read: on a loaded machine a
+            // fixed 3 s was once over before the first reading.
+            let folder = TemporaryDirectory()
+            let release = folder.path + "/release"
             let arguments = [
-                "send", url.replacingOccurrences(of: "://", with: "://t0kenuser@") + "/slow?api_key=k3yvalue",
+                "send",
+                url.replacingOccurrences(of: "://", with: "://t0kenuser@") + "/slow?api_key=k3yvalue&release=\(release)",
                 "-u", "alice:s3cret", "-H", "Private-Token: abcdef", "-H", "X-Plain: visible", "-F", "a=b",
                 "--header=X-Api-Key: zzz999", "--secret-header", "X-Plain", "-F", "password=hunter2",
                 "--no-history", "-s",
             ]
             let send = try Subprocess(hoistBinary, arguments, environment: hoistEnvironment(), timeout: .seconds(60))
-            // Blanked once hoist has read its arguments, long before the server answers (3 s). A
-            // loaded machine can take seconds to start hoist: look for up to 10 s, keeping the
-            // last reading of a live process (a finished one reads empty).
+            // Blanked once hoist has read its arguments, before the server answers. A loaded
+            // machine can take seconds to start hoist: look for up to 10 s, keeping the last
+            // non-empty reading.
             var shown = ""
             for _ in 0..<200 {
                 try await Task.sleep(for: .milliseconds(50))
@@ -62,6 +71,7 @@ import Testing
                 if !read.isEmpty { shown = read }
                 if shown.contains("--no-history"), !shown.contains("hunter2") { break }
             }
+            #expect(FileManager.default.createFile(atPath: folder.path + "/release", contents: nil))
             for secret in ["t0kenuser", "k3yvalue", "s3cret", "abcdef", "visible", "zzz999", "hunter2"] {
                 #expect(!shown.contains(secret), "\(secret) in \(shown)")
             }
