@@ -54,7 +54,8 @@ import Testing
             let release = folder.path + "/release"
             let arguments = [
                 "send",
-                url.replacingOccurrences(of: "://", with: "://t0kenuser@") + "/slow?api_key=k3yvalue&release=\(release)",
+                url.replacingOccurrences(of: "://", with: "://t0kenuser@")
+                    + "/slow?api_key=k3yvalue&release=\(release)",
                 "-u", "alice:s3cret", "-H", "Private-Token: abcdef", "-H", "X-Plain: visible", "-F", "a=b",
                 "--header=X-Api-Key: zzz999", "--secret-header", "X-Plain", "-F", "password=hunter2",
                 "--no-history", "-s",
