@@ -31,10 +31,15 @@ extension Target {
         if payload.document != nil, !headers.contains(where: { $0.name.lowercased() == "accept" }) {
             headers.append(HeaderField("Accept", "application/json"))
         }
+        // Copies of one request share its headers and policies.
+        let template = UploadRequest(
+            url: url, method: method, headers: headers, body: .bytes([], contentType: ""), timeouts: timeouts,
+            retry: RetryPolicy(maxRetries: retries), success: successRule)
         func request(_ body: UploadRequest.Body, label: String) -> UploadRequest {
-            UploadRequest(
-                url: url, method: method, headers: headers, body: body, timeouts: timeouts,
-                retry: RetryPolicy(maxRetries: retries), success: successRule, label: label)
+            var request = template
+            request.body = body
+            request.label = label
+            return request
         }
         let files = payload.files
         if transfer == .tus { return try tusRequests(headers: headers, fields: fields, payload: payload) }

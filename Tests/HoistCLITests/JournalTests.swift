@@ -150,7 +150,7 @@ import Testing
         }
     }
 
-    /// 3,000 tasks queued at once make about 3 MB of records, which go to the
+    /// 6,000 tasks queued at once make about 3 MB of records, which go to the
     /// log in pieces of 1 MiB ahead of their commit: after a kill -9, the
     /// journal reads back whole and in order.
     @Test func aLargeBatchIsJournaledWholeThroughItsSpills() async throws {
@@ -158,20 +158,20 @@ import Testing
             let home = TemporaryDirectory()
             let folder = home.path + "/many"
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            for i in 0..<3000 {
+            for i in 0..<6000 {
                 FileManager.default.createFile(atPath: folder + String(format: "/f%04d.bin", i), contents: Data([1]))
             }
             let send = try Self.startSend(
                 [receiver.baseURL + "/upload", "--each", "file=@\(folder)/*.bin", "--concurrency", "1", "-s"],
                 home: home.path)
-            try await Self.waitUntil("3,000 tasks in the journal") {
-                ((try? Self.journal(home.path))??.tasks.count ?? 0) == 3000
+            try await Self.waitUntil("6,000 tasks in the journal") {
+                ((try? Self.journal(home.path))??.tasks.count ?? 0) == 6000
             }
             kill(send.pid, SIGKILL)
             _ = await send.result()
             let document = try #require(try Self.journal(home.path))
-            #expect(document.tasks.count == 3000)
-            #expect(Set(document.tasks.map(\.request.displayName)).count == 3000)
+            #expect(document.tasks.count == 6000)
+            #expect(Set(document.tasks.map(\.request.displayName)).count == 6000)
             let log = try #require(Self.journals(home.path).first)
             let size =
                 (try? FileManager.default.attributesOfItem(atPath: Self.journalFolder(home.path) + "/" + log))?[

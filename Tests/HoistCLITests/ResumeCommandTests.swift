@@ -19,15 +19,17 @@ import UploadEngine
     static func killedSend(
         _ url: String, files: [String], home: TemporaryDirectory, folder: String? = nil, options: [String] = []
     ) async throws {
-        let journals = JournalTests.journals(home.path).count
+        func base(_ file: String) -> String { String(file.dropLast(file.hasSuffix(".json") ? 5 : 4)) }
+        let earlier = Set(JournalTests.journals(home.path).map(base))
         let send = try Subprocess(
             hoistBinary,
             ["send", url, "--each", "file=@\(folder ?? home.path)/*.bin", "-s", "--concurrency", "1"] + options,
             environment: hoistEnvironment(environment(home)))
         try await JournalTests.waitUntil("the journal with every task") {
-            let names = JournalTests.journals(home.path)
-            guard names.count > journals, let newest = names.last else { return false }
-            let name = String(newest.dropLast(newest.hasSuffix(".json") ? 5 : 4))
+            // This run's journal: not one that was there before (names sort by pid, not by age).
+            guard let name = JournalTests.journals(home.path).map(base).first(where: { !earlier.contains($0) }) else {
+                return false
+            }
             let document = try? Orphan(directory: JournalTests.journalFolder(home.path), name: name, lock: -1).read()
             return document?.tasks.count == files.count
         }

@@ -42,6 +42,54 @@ import Testing
         }
     }
 
+    /// Past the first `preparedAhead` queued tasks, a task keeps only its
+    /// body's length: it shows its size while it waits, and its body is
+    /// made when it starts, from the file as it is then.
+    @Test func tasksQueuedPastThePreparedOnesShowTheirSizeAndSendTheFileAsItIsNow() async throws {
+        try await Harness.run { h in
+            let last = randomFile(h, "last.bin", size: 10, seed: 1)
+            h.engine.pause()
+            let fields = (0..<UploadEngine.preparedAhead).map {
+                UploadRequest(url: h.url, body: .multipart(MultipartForm(parts: [.text("n", "\($0)")])))
+            }
+            let form = MultipartForm(parts: [.file("f", path: last.path)])
+            let ids = try h.engine.add(batch: fields + [UploadRequest(url: h.url, body: .multipart(form))])
+            let queued = try #require(h.engine.snapshot(ids.last!))
+            #expect(queued.progress.totalBytes == (try form.makeBody().contentLength))
+            let rewritten = randomFile(h, "last.bin", size: 20_000, seed: 2)
+            h.engine.resume()
+            let done = try await h.finish(ids.last!)
+            #expect(done.state == .succeeded)
+            #expect(try received(done).files.first?.sha256 == sha256(rewritten.bytes))
+            #expect(done.progress.bytesSent == done.progress.totalBytes)
+            #expect(done.progress.totalBytes == (try form.makeBody().contentLength).map { $0 })
+        }
+    }
+
+    /// `hoist send` keeps no finished task: its monitors had the result.
+    @Test func finishedTasksGoWhenTheEngineKeepsNone() async throws {
+        try await Harness.run(keepsFinishedTasks: false) { h in
+            h.engine.pause()
+            let ids = try h.engine.add(
+                batch: (0..<3).map {
+                    UploadRequest(url: h.url, body: .multipart(MultipartForm(parts: [.text("n", "\($0)")])))
+                })
+            let refused = try h.engine.add(
+                UploadRequest(url: "http://127.0.0.1:9/upload", body: .bytes([1], contentType: "a/b"), retry: .none))
+            h.engine.resume()
+            await h.engine.waitUntilIdle()
+            await h.engine.settled()
+            #expect(h.engine.snapshots().isEmpty)
+            #expect(h.engine.tally() == UploadEngine.Tally(unfinished: 0, succeeded: 3, total: 4))
+            let finished = h.events.all().compactMap { event -> TaskSnapshot? in
+                if case .finished(let task) = event { task } else { nil }
+            }
+            #expect(Set(finished.map(\.id)) == Set(ids + [refused]))
+            #expect(finished.filter { $0.response?.status == 200 }.count == 3)
+            #expect(await h.engine.result(of: ids[0]) == nil, "gone, and not waited for forever")
+        }
+    }
+
     /// The body `add` encoded is not sent for a file that changed while the
     /// task waited: it is encoded again, with the file as it is now.
     @Test func aFileRewrittenWhileQueuedIsSentAsItIsNow() async throws {

@@ -114,14 +114,14 @@ import Testing
 @Suite struct SchedulerIndexTests {
     @Test func startOrderHoldsAsTasksStartJumpAndLeave() {
         var index = SchedulerIndex()
-        func key(_ n: Int) -> DedupeKey {
-            UploadRequest(url: "http://127.0.0.1/up/\(n)", body: .bytes([], contentType: "text/plain")).dedupeKey
+        func key(_ n: Int) -> Int {
+            DedupeKey.hash(UploadRequest(url: "http://127.0.0.1/up/\(n)", body: .bytes([], contentType: "text/plain")))
         }
         func add(_ n: Int, _ priority: TaskPriority = .normal) {
-            index.added(TaskID(n), priority: priority, sequence: n, dedupeKey: key(n))
+            index.added(TaskID(n), priority: priority, sequence: n, dedupeHash: key(n))
         }
         func move(_ n: Int, _ priority: TaskPriority = .normal, from old: TaskState, to new: TaskState) {
-            index.moved(TaskID(n), from: old, to: new, priority: priority, sequence: n, dedupeKey: key(n))
+            index.moved(TaskID(n), from: old, to: new, priority: priority, sequence: n, dedupeHash: key(n))
         }
         for n in 1...100 { add(n) }
         for n in 1...60 {

@@ -45,6 +45,7 @@ struct Harness {
         insecure: Bool = false,
         configure: (inout ReceiverConfiguration) -> Void = { _ in },
         filesIn filesParent: String = "/tmp",
+        keepsFinishedTasks: Bool = true,
         _ body: (Harness) async throws -> T
     ) async throws -> T {
         let saved = TemporaryDirectory()
@@ -56,7 +57,8 @@ struct Harness {
         let events = EventLog()
         let engine = UploadEngine(
             configuration: .init(
-                concurrency: concurrency, insecure: insecure, environment: [:], fileSending: fileSending),
+                concurrency: concurrency, insecure: insecure, environment: [:], fileSending: fileSending,
+                keepsFinishedTasks: keepsFinishedTasks),
             monitors: [events])
         let files = TemporaryDirectory(in: filesParent)
         let harness = Harness(receiver: receiver, engine: engine, events: events, files: files, saved: saved)

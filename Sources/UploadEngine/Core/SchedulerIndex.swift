@@ -32,9 +32,10 @@ struct SchedulerIndex {
     private var head = 0
     private(set) var running = 0
     private(set) var unfinished = 0
-    /// Unfinished tasks by dedupe key. Interrupted tasks are left out:
-    /// staging the same file again must make a new upload, not find the old one.
-    var active: [DedupeKey: TaskID] = [:]
+    /// Unfinished tasks by the hash of their dedupe key (`DedupeKey`).
+    /// Interrupted tasks are left out: staging the same file again must make
+    /// a new upload, not find the old one.
+    var active: [Int: TaskID] = [:]
 
     var nextQueued: TaskID? { head < queue.count ? queue[head].id : nil }
     var queuedCount: Int { queue.count - head }
@@ -48,11 +49,11 @@ struct SchedulerIndex {
     }
 
     mutating func added(
-        _ id: TaskID, state: TaskState = .queued, priority: TaskPriority, sequence: Int, dedupeKey: DedupeKey
+        _ id: TaskID, state: TaskState = .queued, priority: TaskPriority, sequence: Int, dedupeHash: Int
     ) {
         unfinished += 1
         guard state == .queued else { return }
-        active[dedupeKey] = id
+        active[dedupeHash] = id
         insert(QueueKey(priority: priority, sequence: sequence, id: id))
     }
 
@@ -64,7 +65,7 @@ struct SchedulerIndex {
 
     mutating func moved(
         _ id: TaskID, from old: TaskState, to new: TaskState, priority: TaskPriority, sequence: Int,
-        dedupeKey: DedupeKey
+        dedupeHash: Int
     ) {
         let key = QueueKey(priority: priority, sequence: sequence, id: id)
         if old == .queued, new != .queued { remove(key) }
@@ -73,8 +74,8 @@ struct SchedulerIndex {
         if new.isRunning { running += 1 }
         if !old.isFinished, new.isFinished { unfinished -= 1 }
         if old.isFinished, !new.isFinished { unfinished += 1 }
-        if Self.isActive(old), !Self.isActive(new), active[dedupeKey] == id { active[dedupeKey] = nil }
-        if !Self.isActive(old), Self.isActive(new), active[dedupeKey] == nil { active[dedupeKey] = id }
+        if Self.isActive(old), !Self.isActive(new), active[dedupeHash] == id { active[dedupeHash] = nil }
+        if !Self.isActive(old), Self.isActive(new), active[dedupeHash] == nil { active[dedupeHash] = id }
     }
 
     /// The queued task `step` places before (-1) or after (+1) `key` in start order.

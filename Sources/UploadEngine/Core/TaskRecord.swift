@@ -10,13 +10,14 @@ final class TaskRecord {
     var snapshot: TaskSnapshot
     var machine = UploadTaskStateMachine()
     /// The running or last attempt's state machine; nil before the first start.
-    var attemptMachine: UploadAttemptStateMachine?
+    @OutOfLine var attemptMachine: UploadAttemptStateMachine? = nil
     /// The snapshot's, which `move` changes.
     var sequence: Int {
         get { snapshot.sequence }
         set { snapshot.sequence = newValue }
     }
-    var dedupeKey: DedupeKey
+    /// The request's `DedupeKey.hash`.
+    var dedupeHash: Int
     var attempt: HTTPTransport.Attempt?
     var retryTimer: DispatchWorkItem?
     var meter = ProgressMeter()
@@ -61,10 +62,10 @@ final class TaskRecord {
     /// The request as it goes: with its prepared images once they are ready.
     var sending: UploadRequest { imageRequest ?? snapshot.request }
 
-    init(snapshot: TaskSnapshot, sequence: Int, dedupeKey: DedupeKey, prepared: RequestBody?) {
+    init(snapshot: TaskSnapshot, sequence: Int, dedupeHash: Int, prepared: RequestBody?) {
         self.snapshot = snapshot
         self.snapshot.sequence = sequence
-        self.dedupeKey = dedupeKey
+        self.dedupeHash = dedupeHash
         self.prepared = prepared
     }
 }

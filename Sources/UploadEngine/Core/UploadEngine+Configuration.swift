@@ -13,6 +13,10 @@ extension UploadEngine {
         public var fileSending: FileSending
         /// Bytes per second over every upload at once (`--limit-rate`); nil for none.
         public var limitRate: Int64?
+        /// Whether a finished task stays, to be listed and retried (the UI),
+        /// or goes once its monitors have its last event (`hoist send`,
+        /// which prints each result and keeps only the counts).
+        public var keepsFinishedTasks: Bool
 
         public init(
             concurrency: Int = 4,
@@ -20,8 +24,10 @@ extension UploadEngine {
             responseBodyCap: Int = 8 << 20,
             environment: [String: String] = ProcessInfo.processInfo.environment,
             fileSending: FileSending = .automatic,
-            limitRate: Int64? = nil
+            limitRate: Int64? = nil,
+            keepsFinishedTasks: Bool = true
         ) {
+            self.keepsFinishedTasks = keepsFinishedTasks
             self.limitRate = limitRate
             self.fileSending = fileSending
             self.concurrency = concurrency

@@ -14,7 +14,7 @@ extension UploadEngine {
         record.snapshot.state = new
         index.moved(
             id, from: old, to: new, priority: record.snapshot.priority, sequence: record.sequence,
-            dedupeKey: record.dedupeKey)
+            dedupeHash: record.dedupeHash)
         if case .waitingForDependency = old, new != old {
             _ = dependencies.handle(.stoppedWaiting(id))
         }
@@ -88,6 +88,21 @@ extension UploadEngine {
             deliverOutbox()
             for waiter in waiting { waiter.resume() }
         }
+        if !keepsFinishedTasks {
+            finishedToForget.append(id)
+            if finishedToForget.count == 1 { queue.async { self.forgetFinished() } }
+        }
+    }
+
+    /// Drops the records of finished tasks (see `keepsFinishedTasks`):
+    /// their events are out, with their snapshots.
+    private func forgetFinished() {
+        for id in finishedToForget {
+            guard let record = records[id], record.snapshot.state.isFinished else { continue }
+            forgotten.count(record.snapshot.state)
+            records[id] = nil
+        }
+        finishedToForget = []
     }
 
     func queueStatus() -> QueueStatus {

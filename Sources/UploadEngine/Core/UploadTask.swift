@@ -25,7 +25,9 @@ public enum TaskState: Sendable, Hashable {
     case awaitingResponse
     case waitingToRetry(at: ContinuousClock.Instant)
     case succeeded
-    case failed(UploadFailure)
+    /// Indirect: every task's state (in each record and each event) would
+    /// otherwise be as large as the largest failure.
+    indirect case failed(UploadFailure)
     case cancelled(reason: String)
     /// A task an earlier run of hoist queued and did not finish, restored
     /// from its journal. It waits for `resumeInterrupted()` or `retry`.
@@ -154,13 +156,22 @@ public struct TaskSnapshot: Sendable, Hashable, Identifiable {
     public var progress: UploadProgress
     /// Attempts started so far.
     public var attempts: Int
-    public var response: UploadResponse?
+    public var response: UploadResponse? {
+        get { sharedResponse?.value }
+        set { sharedResponse = newValue.map(SharedValue.init) }
+    }
     /// The server answered before the whole body was sent (413, nginx `return 200`...).
     public var answeredEarly: Bool
     /// The wait chosen before the latest retry (backoff, or the server's Retry-After).
     public var retryDelay: Duration? = nil
     /// A resumable transfer's last durable state (tus: upload URL and offset).
-    public var checkpoint: TransferCheckpoint? = nil
+    public var checkpoint: TransferCheckpoint? {
+        get { sharedCheckpoint?.value }
+        set { sharedCheckpoint = newValue.map(SharedValue.init) }
+    }
+    // Boxed: most tasks have neither while queued, and every event copies the snapshot.
+    private var sharedResponse: SharedValue<UploadResponse>? = nil
+    private var sharedCheckpoint: SharedValue<TransferCheckpoint>? = nil
     /// Bytes the server already held when the current attempt went on from
     /// a checkpoint; `nil` when it started from byte 0.
     public var resumedFrom: Int64? = nil
@@ -187,11 +198,11 @@ public struct TaskSnapshot: Sendable, Hashable, Identifiable {
         self.state = state
         self.progress = progress
         self.attempts = attempts
-        self.response = response
         self.answeredEarly = answeredEarly
         self.addedAt = addedAt
         self.startedAt = startedAt
         self.finishedAt = finishedAt
+        self.response = response
     }
 
     /// The order queued tasks start in: higher priority first, then lower sequence.

@@ -23,17 +23,24 @@ final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
     private let downstream: [any UploadEventMonitor]
 
     // Touched only on `queue`.
-    /// Each unfinished task, with its JSON as encoded when it was queued.
-    /// Boxed: inline, 10,000 queued tasks made a 12 MB table (and its copies as it grew).
+    /// Each unfinished task. Boxed: inline, 10,000 queued tasks made a
+    /// 12 MB table (and its copies as it grew). Their JSON is not kept: a
+    /// snapshot encodes them again (see `encode`), which cost less than the
+    /// 10 MB the JSON of 10,000 tasks took.
     private var tasks: [TaskID: Entry] = [:]
     private final class Entry {
         var task: JournalTask
-        var json: [UInt8]
-        init(_ task: JournalTask, json: [UInt8]) {
+        /// Its record's size, for `liveBytes`.
+        let bytes: Int
+        init(_ task: JournalTask, bytes: Int) {
             self.task = task
-            self.json = json
+            self.bytes = bytes
         }
     }
+    /// What a snapshot of the tasks would take, about, and what the log
+    /// took since the last one: they decide when to compact.
+    private var liveBytes = 0
+    private var logBytes = 0
     /// Restored tasks not resumed yet: their files as first queued.
     private var restored: Set<TaskID> = []
     private var workspace: JournalWorkspace?
@@ -52,7 +59,7 @@ final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
     /// Pending records past this size go to the writer at once, to be synced
     /// by the next commit: 10,000 tasks queued together made 21 MB of
     /// pending records, twice over while the buffer grew.
-    static let spillSize = 1 << 20
+    static let spillSize = 256 << 10
     /// Ends waiting for their record to be committed, with its sequence.
     private var held: [(sequence: Int, event: UploadEvent)] = []
     /// Events to pass on after this turn of the queue, in order.
@@ -112,11 +119,11 @@ final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
         case .checkpoint(let task):
             if let checkpoint = task.checkpoint, let entry = tasks[task.id] {
                 entry.task.checkpoint = checkpoint
-                entry.json = encode(entry.task)
                 append(.checkpoint(id: task.id.rawValue, checkpoint))
             }
         case .finished(let task):
-            if tasks.removeValue(forKey: task.id) != nil {
+            if let entry = tasks.removeValue(forKey: task.id) {
+                liveBytes -= entry.bytes
                 restored.remove(task.id)
                 append(.finished(id: task.id.rawValue))
                 held.append((sequence, event))
@@ -230,7 +237,8 @@ final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
 
     private func queued(_ task: JournalTask, id: TaskID) {
         let json = encode(task)
-        tasks[id] = Entry(task, json: json)
+        liveBytes += json.count - (tasks[id]?.bytes ?? 0)
+        tasks[id] = Entry(task, bytes: json.count)
         append(.queued(task), taskJSON: json)
     }
 
@@ -240,7 +248,9 @@ final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
             pending = JournalRecord.line(sequence: 0, .opened(command: command, pid: getpid()))
         }
         sequence += 1
-        pending += JournalRecord.line(sequence: sequence, change, taskJSON: taskJSON)
+        let line = JournalRecord.line(sequence: sequence, change, taskJSON: taskJSON)
+        logBytes += line.count
+        pending += line
         if pending.count >= Self.spillSize { spill() }
         guard !scheduled else { return }
         scheduled = true
@@ -266,7 +276,10 @@ final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
         var taken = takePending()
         writing = true
         handedOff = last
-        if !taken.removesJournal, needsCompaction { taken.snapshot = document() }
+        if !taken.removesJournal, needsCompaction {
+            taken.snapshot = document()
+            logBytes = 0
+        }
         let batch = taken
         writer.async {
             self.save(batch)
@@ -295,7 +308,10 @@ final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
         let batch = Batch(records: pending, removesJournal: tasks.isEmpty && workspace == nil)
         pending = []
         spilled = false
-        if batch.removesJournal { opened = false }  // a later record starts a new log
+        if batch.removesJournal {
+            opened = false  // a later record starts a new log
+            logBytes = 0
+        }
         return batch
     }
 
@@ -317,12 +333,11 @@ final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
         writer.async { self.save { () throws(StateFileError) in try self.store.write(bytes) } }
     }
 
-    /// A new snapshot once the log holds more records than there are tasks
-    /// to write in one.
-    private var needsCompaction: Bool {
-        let records = sequence - snapshotSequence
-        return records > 256 && records > 2 * tasks.count
-    }
+    /// A new snapshot once the log is four times what it would take: a
+    /// finished task's record is small, so 10,000 tasks queued at once and
+    /// sent are written again about once, when three quarters are done
+    /// (twice the records, the rule before, rewrote them about twice).
+    private var needsCompaction: Bool { logBytes > 256 << 10 && logBytes > 4 * liveBytes }
 
     private func release() {
         guard !held.isEmpty else { return }
@@ -373,7 +388,7 @@ final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
             .init(Key.sequence.stringValue, .number(String(sequence))),
             .init(Key.workspace.stringValue, workspaceJSON),
         ]
-        let tasks = self.tasks.keys.sorted().lazy.map { self.tasks[$0]!.json }
+        let tasks = self.tasks.keys.sorted().lazy.map { self.encode(self.tasks[$0]!.task) }
         return JSONValue.compactJSONBytes(header, thenArrayAt: Key.tasks.stringValue, ofWritten: tasks) + [
             UInt8(ascii: "\n")
         ]

@@ -81,7 +81,8 @@ final class SendSession: UploadEventMonitor, @unchecked Sendable {
         // the journal has it on disk.
         let engine = UploadEngine(
             configuration: .init(
-                concurrency: plan.concurrency, insecure: insecure, limitRate: plan.limitRate),
+                concurrency: plan.concurrency, insecure: insecure, limitRate: plan.limitRate,
+                keepsFinishedTasks: false),
             monitors: journal.map { [$0] } ?? shown)
         engine.pause()
         if verbose {
