@@ -153,8 +153,10 @@ import UploadEngine
 
     static func line(_ sequence: Int, _ change: JournalRecord.Change) -> [UInt8] {
         if case .queued(let task) = change {
-            let json = Array(try! JSONEncoder().encode(task))
-            return JournalRecord.line(sequence: sequence, change, taskJSON: json)
+            return JournalRecord.line(sequence: sequence, change, written: Array(try! JSONEncoder().encode(task)))
+        }
+        if case .workspace(let workspace) = change {
+            return JournalRecord.line(sequence: sequence, change, written: Array(try! JSONEncoder().encode(workspace)))
         }
         return JournalRecord.line(sequence: sequence, change)
     }

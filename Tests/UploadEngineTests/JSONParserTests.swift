@@ -38,6 +38,12 @@ import Testing
                 header, thenArrayAt: "tasks", ofWritten: items.prefix(count).map(\.compactJSONBytes))
             let whole = JSONValue.object(header + [.init("tasks", .array(Array(items.prefix(count))))])
             #expect(written == whole.compactJSONBytes)
+            let withWorkspace = JSONValue.compactJSONBytes(
+                header, written: [("workspace", items[0].compactJSONBytes)], thenArrayAt: "tasks",
+                ofWritten: items.prefix(count).map(\.compactJSONBytes))
+            let wholeWithWorkspace = JSONValue.object(
+                header + [.init("workspace", items[0]), .init("tasks", .array(Array(items.prefix(count))))])
+            #expect(withWorkspace == wholeWithWorkspace.compactJSONBytes)
         }
         #expect(JSONValue.compactJSONBytes([], thenArrayAt: "t", ofWritten: [[UInt8]]()) == Array(#"{"t":[]}"#.utf8))
     }

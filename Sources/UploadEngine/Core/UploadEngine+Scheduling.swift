@@ -143,7 +143,7 @@ extension UploadEngine {
         for monitor in monitors {
             let events = batch.allSatisfy(monitor.wants) ? batch : batch.filter(monitor.wants)
             guard !events.isEmpty else { continue }
-            monitor.queue.async { for event in events { monitor.handle(event) } }
+            monitor.queue.async { monitor.handle(batch: events) }
         }
     }
 }

@@ -49,10 +49,16 @@ public protocol UploadEventMonitor: Sendable {
     /// nothing of is not sent at all, which spares a thread wake-up. Answer
     /// from immutable state only. By default, every event.
     func wants(_ event: UploadEvent) -> Bool
+    /// A batch of events, in order, on `queue`. By default, `handle` each.
+    func handle(batch events: [UploadEvent])
 }
 
 extension UploadEventMonitor {
     public func wants(_ event: UploadEvent) -> Bool { true }
+
+    public func handle(batch events: [UploadEvent]) {
+        for event in events { handle(event) }
+    }
 }
 
 /// An event monitor made of a queue and a closure.

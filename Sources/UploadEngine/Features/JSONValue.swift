@@ -62,18 +62,25 @@ public indirect enum JSONValue: Sendable, Hashable {
         return out
     }
 
-    /// The compact JSON of an object of `members` and, last, an array at
-    /// `key` of values written before by `compactJSONBytes`: a journal keeps
-    /// each task written once, and writes all of them again whenever one
-    /// is added or finishes.
+    /// The compact JSON of an object of `members`, then of `written`
+    /// members whose values are JSON written before, and last an array at
+    /// `key` of values written before: a journal's snapshot, whose tasks
+    /// and staging area are written as they were for its log.
     public static func compactJSONBytes(
-        _ members: [Member], thenArrayAt key: String, ofWritten items: some Collection<[UInt8]>
+        _ members: [Member], written: [(key: String, json: [UInt8])] = [], thenArrayAt key: String,
+        ofWritten items: some Collection<[UInt8]>
     ) -> [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(256 + items.reduce(0) { $0 + $1.count + 1 })
+        out.reserveCapacity(256 + written.reduce(0) { $0 + $1.json.count } + items.reduce(0) { $0 + $1.count + 1 })
         out.append(UInt8(ascii: "{"))
         for member in members {
             writeMember(member, to: &out)
+            out.append(UInt8(ascii: ","))
+        }
+        for member in written {
+            writeQuoted(member.key, to: &out)
+            out.append(UInt8(ascii: ":"))
+            out += member.json
             out.append(UInt8(ascii: ","))
         }
         writeQuoted(key, to: &out)

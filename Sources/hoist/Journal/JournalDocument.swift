@@ -139,20 +139,20 @@ struct JournalRecord: Decodable, Sendable {
     }
 
     /// The record as one line, with a task's JSON as `JournalRecorder` encoded it.
-    static func line(sequence: Int, _ change: Change, taskJSON: [UInt8] = []) -> [UInt8] {
+    /// `written` is the JSON of a queued task or of a workspace, spliced in
+    /// as it was written: each is encoded once.
+    static func line(sequence: Int, _ change: Change, written: [UInt8] = []) -> [UInt8] {
         var members: [JSONValue.Member] = [.init(CodingKeys.seq.stringValue, .number(String(sequence)))]
         switch change {
         case .queued:
-            // Spliced in as written: the task's JSON is encoded once.
-            return Array("{\"seq\":\(sequence),\"queued\":".utf8) + taskJSON + Array("}\n".utf8)
+            return Array("{\"seq\":\(sequence),\"queued\":".utf8) + written + Array("}\n".utf8)
+        case .workspace:
+            return Array("{\"seq\":\(sequence),\"workspace\":".utf8) + written + Array("}\n".utf8)
         case .checkpoint(let id, let checkpoint):
             members.append(.init(CodingKeys.id.stringValue, .number(String(id))))
             members.append(.init(CodingKeys.checkpoint.stringValue, (try? JSONValue(encoding: checkpoint)) ?? .null))
         case .finished(let id):
             members.append(.init(CodingKeys.finished.stringValue, .number(String(id))))
-        case .workspace(let staged):
-            members.append(
-                .init(CodingKeys.workspace.stringValue, staged.flatMap { try? JSONValue(encoding: $0) } ?? .null))
         case .opened(let command, let pid):
             members.append(
                 .init(

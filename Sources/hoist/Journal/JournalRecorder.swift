@@ -46,7 +46,7 @@ final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
     private var workspace: JournalWorkspace?
     /// `workspace` encoded once, for every snapshot: 10,000 staged files
     /// were encoded again at each compaction.
-    private var workspaceJSON: JSONValue = .null
+    private var workspaceJSON: [UInt8] = Array("null".utf8)
     /// The last request encoded without body and label: see `encode`.
     private var lastShell: (request: UploadRequest, members: [JSONValue.Member])?
     private var sequence = 0
@@ -141,8 +141,8 @@ final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
             let new = new?.isEmpty == false ? new : nil
             guard !self.stopped, new != self.workspace else { return }
             self.workspace = new
-            self.workspaceJSON = new.flatMap { try? JSONValue(encoding: $0) } ?? .null
-            self.append(.workspace(new))
+            self.workspaceJSON = new.flatMap { try? JSONValue(encoding: $0).compactJSONBytes } ?? Array("null".utf8)
+            self.append(.workspace(new), written: self.workspaceJSON)
         }
     }
 
@@ -239,16 +239,16 @@ final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
         let json = encode(task)
         liveBytes += json.count - (tasks[id]?.bytes ?? 0)
         tasks[id] = Entry(task, bytes: json.count)
-        append(.queued(task), taskJSON: json)
+        append(.queued(task), written: json)
     }
 
-    private func append(_ change: JournalRecord.Change, taskJSON: [UInt8] = []) {
+    private func append(_ change: JournalRecord.Change, written: [UInt8] = []) {
         if !opened {
             opened = true
             pending = JournalRecord.line(sequence: 0, .opened(command: command, pid: getpid()))
         }
         sequence += 1
-        let line = JournalRecord.line(sequence: sequence, change, taskJSON: taskJSON)
+        let line = JournalRecord.line(sequence: sequence, change, written: written)
         logBytes += line.count
         pending += line
         if pending.count >= Self.spillSize { spill() }
@@ -374,7 +374,7 @@ final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
         for monitor in downstream {
             let events = batch.filter(monitor.wants)
             guard !events.isEmpty else { continue }
-            monitor.queue.async { for event in events { monitor.handle(event) } }
+            monitor.queue.async { monitor.handle(batch: events) }
         }
     }
 
@@ -386,12 +386,13 @@ final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
             .init(Key.command.stringValue, .string(command)),
             .init(Key.pid.stringValue, .number(String(getpid()))),
             .init(Key.sequence.stringValue, .number(String(sequence))),
-            .init(Key.workspace.stringValue, workspaceJSON),
         ]
         let tasks = self.tasks.keys.sorted().lazy.map { self.encode(self.tasks[$0]!.task) }
-        return JSONValue.compactJSONBytes(header, thenArrayAt: Key.tasks.stringValue, ofWritten: tasks) + [
-            UInt8(ascii: "\n")
-        ]
+        return JSONValue.compactJSONBytes(
+            header, written: [(Key.workspace.stringValue, workspaceJSON)], thenArrayAt: Key.tasks.stringValue,
+            ofWritten: tasks) + [
+                UInt8(ascii: "\n")
+            ]
     }
 
     /// A task's JSON, as `JSONDecoder` reads it back into a `JournalTask`
