@@ -70,7 +70,7 @@ let package = Package(
         .executableTarget(
             name: "hoist",
             dependencies: [
-                "FormData", "UploadEngine", "UploadPlan", "Receiver", "TerminalUI", "CursesTerminal",
+                "FormData", "UploadEngine", "UploadPlan", "Receiver", "TerminalUI", "CursesTerminal", "CLinux",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -75,6 +75,7 @@ extension UploadEngine {
             abortS3(id)
         }
         removePreparedImages(record)
+        record.attemptMachine = nil  // a retry makes a new one; a finished task keeps its result only
         record.snapshot.finishedAt = .now
         emit(.finished(record.snapshot))
         deliverOutbox()
