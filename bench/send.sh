@@ -8,6 +8,7 @@
 # Cases:
 #   big   one 1 GiB file, -F file=@...              (--quick: 256 MiB)
 #   many  1,000 files of 16 KiB, one request each, 8 at a time  (--quick: 200)
+#   tiny  10,000 files of 1 KiB, 4 at a time: peak RSS (3 rounds; --quick: 2,000)
 #   one   one 1 KiB file, start-up included (30 rounds, timed around the process)
 # Each case runs 9 rounds of hoist and curl, alternating which goes first, each
 # under /usr/bin/time -v (9, not 5: this machine's speed drifts by 20-30%
@@ -266,6 +267,46 @@ for r in "${results[@]}"; do
     printf "%-26s %9.3f %9.3f %6.2fx %9.2f %9.2f %6.2fx %9.1f %9.1f  %s\n",
       l, hw, cw, rw, hc, cc, rc, hr / 1024, cr / 1024, v }'
 done
+
+# --- memory for 10,000 queued uploads -----------------------------------------
+# 10,000 files of 1 KiB (--quick: 2,000) with --each, 4 at a time, against
+# curl -Z --parallel-max 4 with one config block per file; 3 rounds,
+# alternating; every answer counted. Target: hoist's peak RSS <= 1.5x curl's.
+tiny=10000
+[ $quick = 1 ] && tiny=2000
+tinydir="$out/files-${tiny}x1KiB"
+if [ ! -d "$tinydir" ]; then
+  rm -rf "$tinydir.tmp" && mkdir -p "$tinydir.tmp"
+  head -c $((tiny * 1024)) /dev/urandom | split -b 1024 -a 5 -d --additional-suffix=.bin - "$tinydir.tmp/f"
+  mv "$tinydir.tmp" "$tinydir"
+fi
+tinycfg="$out/curl-tiny-$tiny.cfg"
+for f in "$tinydir"/*.bin; do
+  printf 'url = "%s"\nform = "file=@%s"\nwrite-out = "%%{http_code}\\n"\n' "$url" "$f"
+  [ $tls = 1 ] && printf 'insecure\nhttp1.1\n'
+  echo next
+done | sed '$d' >"$tinycfg"
+cat "$tinydir"/*.bin >/dev/null
+hm=() cm=() hs=() cs=()
+for i in 1 2 3; do
+  if [ $((i % 2)) = 1 ]; then order="hoist curl"; else order="curl hoist"; fi
+  for tool in $order; do
+    if [ $tool = hoist ]; then
+      run hoist-tiny "$hoist" send "$url" --each "file=@$tinydir/*.bin" --concurrency 4 --json "${hoist_tls[@]}"
+      [ "$(grep -c '"ok":true' "$out/hoist-tiny.out")" = $tiny ] || die "hoist did not send all $tiny"
+      hm+=("$rss"); hs+=("$wall")
+    else
+      run curl-tiny curl -sS --no-progress-meter -Z --parallel-max 4 -K "$tinycfg"
+      [ "$(grep -cx 200 "$out/curl-tiny.out")" = $tiny ] || die "curl did not send all $tiny"
+      cm+=("$rss"); cs+=("$wall")
+    fi
+  done
+done
+h=$(printf '%s\n' "${hm[@]}" | maxof); c=$(printf '%s\n' "${cm[@]}" | maxof)
+awk -v h="$h" -v c="$c" -v n="$tiny" -v hs="$(printf '%s\n' "${hs[@]}" | median)" \
+    -v cs="$(printf '%s\n' "${cs[@]}" | median)" 'BEGIN {
+  printf "\n%d x 1 KiB, 4 at a time (3 rounds): peak RSS hoist %.1f MiB, curl %.1f MiB, %.2fx  RSS<=1.5x %s (wall %.2f s / %.2f s)\n",
+    n, h / 1024, c / 1024, h / c, (h / c <= 1.5) ? "met" : "MISSED", hs, cs }'
 
 # --- one small file: start-up ------------------------------------------------
 # One 1 KiB file, as a script sends it: hoist with its history and journal on,
