@@ -333,11 +333,14 @@ final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
         writer.async { self.save { () throws(StateFileError) in try self.store.write(bytes) } }
     }
 
-    /// A new snapshot once the log is four times what it would take: a
-    /// finished task's record is small, so 10,000 tasks queued at once and
-    /// sent are written again about once, when three quarters are done
-    /// (twice the records, the rule before, rewrote them about twice).
-    private var needsCompaction: Bool { logBytes > 256 << 10 && logBytes > 4 * liveBytes }
+    /// A new snapshot once the log is four times what it would take (the
+    /// tasks and the staging area): a finished task's record is small, so
+    /// 10,000 tasks queued at once and sent are written again about once,
+    /// when three quarters are done (twice the records, the rule before,
+    /// rewrote them about twice).
+    private var needsCompaction: Bool {
+        logBytes > 256 << 10 && logBytes > 4 * (liveBytes + workspaceJSON.count)
+    }
 
     private func release() {
         guard !held.isEmpty else { return }
