@@ -87,4 +87,6 @@ extension Mailbox: UploadEventMonitor {
     public func handle(batch events: [UploadEvent]) {
         post(events: events)
     }
+
+    public var takesEventsOnAnyQueue: Bool { true }
 }

@@ -51,10 +51,17 @@ public protocol UploadEventMonitor: Sendable {
     func wants(_ event: UploadEvent) -> Bool
     /// A batch of events, in order, on `queue`. By default, `handle` each.
     func handle(batch events: [UploadEvent])
+    /// Whether `handle(batch:)` may run at once on whatever queue passes the
+    /// events on, because all it does is take a lock and append (the UI's
+    /// mailbox): a monitor that relays events (the journal) then spares a
+    /// thread wake-up per batch. By default, no: events go to `queue`.
+    var takesEventsOnAnyQueue: Bool { get }
 }
 
 extension UploadEventMonitor {
     public func wants(_ event: UploadEvent) -> Bool { true }
+
+    public var takesEventsOnAnyQueue: Bool { false }
 
     public func handle(batch events: [UploadEvent]) {
         for event in events { handle(event) }

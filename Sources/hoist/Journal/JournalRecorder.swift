@@ -377,7 +377,11 @@ final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
         for monitor in downstream {
             let events = batch.filter(monitor.wants)
             guard !events.isEmpty else { continue }
-            monitor.queue.async { monitor.handle(batch: events) }
+            if monitor.takesEventsOnAnyQueue {
+                monitor.handle(batch: events)
+            } else {
+                monitor.queue.async { monitor.handle(batch: events) }
+            }
         }
     }
 
