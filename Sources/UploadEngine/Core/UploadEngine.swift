@@ -157,9 +157,10 @@ public final class UploadEngine: @unchecked Sendable {
 
     /// Queued tasks that keep the body `add` encoded, so that their start
     /// skips encoding it again; the rest are encoded when they start (a
-    /// stat and a few headers), instead of holding 900 bytes each while
-    /// they wait: 10,000 queued files held 9 MB.
-    static let preparedAhead = 256
+    /// stat, an open and a few headers), instead of holding 900 bytes each
+    /// while they wait: 10,000 queued files held 9 MB. With 256, 1,000
+    /// small uploads took 13% more CPU.
+    static let preparedAhead = 1024
 
     /// On `queue`.
     private func insert(
