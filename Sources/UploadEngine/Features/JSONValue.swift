@@ -64,14 +64,16 @@ public indirect enum JSONValue: Sendable, Hashable {
 
     /// The compact JSON of an object of `members`, then of `written`
     /// members whose values are JSON written before, and last an array at
-    /// `key` of values written before: a journal's snapshot, whose tasks
-    /// and staging area are written as they were for its log.
+    /// `key` of values written before: a journal's snapshot, whose staging
+    /// area is spliced in as it was written for its log, and whose tasks
+    /// are encoded as the array is read.
     public static func compactJSONBytes(
         _ members: [Member], written: [(key: String, json: [UInt8])] = [], thenArrayAt key: String,
-        ofWritten items: some Collection<[UInt8]>
+        ofWritten items: some Sequence<[UInt8]>
     ) -> [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(256 + written.reduce(0) { $0 + $1.json.count } + items.reduce(0) { $0 + $1.count + 1 })
+        // `items` is read once: the journal encodes each task as it is read.
+        out.reserveCapacity(256 + written.reduce(0) { $0 + $1.json.count })
         out.append(UInt8(ascii: "{"))
         for member in members {
             writeMember(member, to: &out)
