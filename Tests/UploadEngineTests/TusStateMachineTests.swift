@@ -161,29 +161,29 @@ import Testing
         // The engine hashes the chunk after the one on the wire; it must be the one sent next.
         var hashed = m.chunk(following: chunk)
         #expect(hashed == 8 * mib..<16 * mib)
-        // Loopback speed: 8 MiB in 10 ms plans the largest chunk, after the one already hashed.
-        chunk = try #require(answer(at: 8 * mib, seconds: 0.01))
+        // Loopback speed: 8 MiB in 10 ms affords the largest chunk, but a
+        // chunk at most doubles, so each is hashed in its forerunner's transfer.
+        for (offset, size) in [(8, 8), (16, 16), (32, 32), (64, 64), (128, 64)] as [(Int64, Int64)] {
+            chunk = try #require(answer(at: offset * mib, seconds: 0.01))
+            #expect(chunk == hashed)
+            #expect(chunk == offset * mib..<(offset + size) * mib)
+            hashed = m.chunk(following: chunk)
+        }
+        #expect(hashed == 192 * mib..<256 * mib)
+        // The link slows to 2 MiB/s: back to 8 MiB, one chunk later.
+        chunk = try #require(answer(at: 192 * mib, seconds: 32))
         #expect(chunk == hashed)
         hashed = m.chunk(following: chunk)
-        #expect(hashed == 16 * mib..<80 * mib)
-        chunk = try #require(answer(at: 16 * mib, seconds: 0.01))
-        #expect(chunk == hashed)
-        // The link slows to 2 MiB/s: back to 8 MiB, again one chunk later.
-        hashed = m.chunk(following: chunk)
-        chunk = try #require(answer(at: 80 * mib, seconds: 32))
-        #expect(chunk == hashed)
-        #expect(chunk == 80 * mib..<144 * mib)
-        hashed = m.chunk(following: chunk)
-        #expect(hashed == 144 * mib..<152 * mib)
-        chunk = try #require(answer(at: 144 * mib, seconds: 32))
+        #expect(hashed == 256 * mib..<264 * mib)
+        chunk = try #require(answer(at: 256 * mib, seconds: 32))
         #expect(chunk == hashed)
         // A 413 caps every later chunk at half the refused one, however fast the link.
         let refused = m.handle(.answered(status: 413, headers: []))
         #expect(refused.note?.contains("refused a 8388608-byte chunk") == true)
         chunk = try #require(
-            exchange(m.handle(.answered(status: 200, headers: [HeaderField("Upload-Offset", "\(144 * mib)")])))?.chunk)
-        #expect(chunk == 144 * mib..<148 * mib)
-        chunk = try #require(answer(at: 148 * mib, seconds: 0.001))
+            exchange(m.handle(.answered(status: 200, headers: [HeaderField("Upload-Offset", "\(256 * mib)")])))?.chunk)
+        #expect(chunk == 256 * mib..<260 * mib)
+        chunk = try #require(answer(at: 260 * mib, seconds: 0.001))
         #expect(chunk.count == 4 * mib)
         #expect(m.chunk(following: chunk)?.count == Int(4 * mib))
         // The last chunk ends at the file's end.
@@ -297,6 +297,32 @@ import Testing
             .answered(status: 201, headers: [HeaderField("Location", "/f/1"), HeaderField("Upload-Offset", "16384")]))
         #expect(exchange(step)?.chunk == 16384..<20000)
         #expect(exchange(step)?.checksum == nil)  // no checksum extension offered
+    }
+
+    /// The engine hashes the first `PATCH`'s chunk while the creation
+    /// carries the one before it; that hash must be the one the `PATCH` sends.
+    @Test func theChunkAfterACreationWithUploadIsHashedAheadWithThePatchsAlgorithm() {
+        var (m, file) = machine(size: 40_000)
+        _ = m.handle(.start(file: file))
+        #expect(m.checksumAlgorithm == nil)  // nothing is known of the server yet
+        let create = exchange(
+            m.handle(
+                .answered(
+                    status: 204,
+                    headers: Self.options.map {
+                        $0.name == "Tus-Extension" ? HeaderField($0.name, "creation,creation-with-upload,checksum") : $0
+                    })))
+        let carried = create?.chunk
+        #expect(carried == 0..<16384)
+        #expect(create?.checksum == nil)
+        #expect(m.checksumAlgorithm == .sha1)
+        let ahead = carried.flatMap { m.chunk(following: $0) }
+        let patch = exchange(
+            m.handle(
+                .answered(
+                    status: 201, headers: [HeaderField("Location", "/f/1"), HeaderField("Upload-Offset", "16384")])))
+        #expect(patch?.chunk == ahead)
+        #expect(patch?.checksum == .sha1)
     }
 
     @Test func aFileChangedSinceTheUploadWasCreatedIsNeverAppended() throws {

@@ -92,10 +92,13 @@ struct TusTransferStateMachine: Sendable {
         single?.upload?.file ?? parts.lazy.compactMap { $0.upload?.file }.first
     }
 
-    /// The lane's chunk after `chunk`, to hash while `chunk` is on the wire.
-    func chunk(following chunk: Range<Int64>, lane: Int) -> Range<Int64>? {
-        if let single { return single.chunk(following: chunk) }
-        return parts.indices.contains(lane) ? parts[lane].chunk(following: chunk) : nil
+    /// The lane's chunk after `chunk` (a `PATCH`'s, or the one a creation
+    /// carries) and its checksum's algorithm, to hash while `chunk` is on the wire.
+    func digestAhead(after chunk: Range<Int64>, lane: Int) -> (chunk: Range<Int64>, algorithm: TusChecksumAlgorithm)? {
+        guard let upload = single ?? (parts.indices.contains(lane) ? parts[lane] : nil),
+            let algorithm = upload.checksumAlgorithm, let following = upload.chunk(following: chunk)
+        else { return nil }
+        return (following, algorithm)
     }
 
     /// Bytes the server holds, over every part.

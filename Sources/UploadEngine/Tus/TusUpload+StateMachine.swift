@@ -161,14 +161,18 @@ struct TusUploadStateMachine: Sendable {
         }
         if upload.isComplete { return Step(next: .done) }
         let chunk = base + upload.offset..<base + min(upload.offset + chunkSize, upload.knownLength ?? .max)
-        let checksum =
-            settings.checksum && server.offers("checksum")
-            ? TusChecksumAlgorithm.choose(offered: server.checksumAlgorithms) : nil
         return send(
             TusExchange(
                 kind: .patch, url: upload.uploadURL,
                 headers: Self.resumable + [HeaderField("Upload-Offset", String(upload.offset)), Self.offsetStream],
-                chunk: chunk, checksum: checksum))
+                chunk: chunk, checksum: checksumAlgorithm))
+    }
+
+    /// The algorithm of each `PATCH`'s `Upload-Checksum`, once the server
+    /// said it offers checksums.
+    var checksumAlgorithm: TusChecksumAlgorithm? {
+        guard settings.checksum, let server, server.offers("checksum") else { return nil }
+        return TusChecksumAlgorithm.choose(offered: server.checksumAlgorithms)
     }
 
     private mutating func create(_ server: TusServerCapabilities) -> Step {
@@ -367,7 +371,9 @@ struct TusUploadStateMachine: Sendable {
     /// The chunk that `next()` sends after `chunk` if the server keeps all
     /// of it: the engine hashes that one while `chunk` is on the wire.
     func chunk(following chunk: Range<Int64>) -> Range<Int64>? {
-        guard !isStream, let length = upload?.knownLength else { return nil }
+        // Before the creation's answer there is no upload yet: its length is the file's.
+        guard !isStream else { return nil }
+        let length = upload?.knownLength ?? uploadLength
         let following = chunk.upperBound..<min(chunk.upperBound + followingChunkSize, base + length)
         return following.isEmpty ? nil : following
     }
@@ -378,7 +384,11 @@ struct TusUploadStateMachine: Sendable {
         chunkSize = followingChunkSize
         // Standard input is held in memory a chunk at a time: it keeps the first size.
         guard settings.chunkSize == .automatic, !isStream, let seconds, !chunk.isEmpty else { return }
-        followingChunkSize = TusChunkSize.automatic(afterSending: Int64(chunk.count), in: seconds, ceiling: ceiling)
+        // At most twice the chunk about to go: that one's transfer is the
+        // time the engine has to hash this one (SHA-1 runs at about 2.5× the
+        // transfer here), so the ramp from 8 to 64 MiB never waits for a hash.
+        followingChunkSize = min(
+            TusChunkSize.automatic(afterSending: Int64(chunk.count), in: seconds, ceiling: ceiling), 2 * chunkSize)
     }
 
     /// A 413 for a chunk of `size` bytes: half that, from now on.

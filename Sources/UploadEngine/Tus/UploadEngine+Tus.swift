@@ -114,22 +114,23 @@ extension UploadEngine {
         let region = FileRegion(
             path: path, field: "tus", offset: chunk.lowerBound, length: Int64(chunk.count), snapshot: file)
         let body = RequestBody(contentType: "application/offset+octet-stream", segments: [.file(region)])
-        guard let algorithm = exchange.checksum else {
+        // A checksum goes in a header, before the body: the lane's next chunk
+        // is hashed while this one is on the wire (a creation's too).
+        let prepared = exchange.checksum.map {
+            PreparedDigest.reuse(record.tusPrepared.removeValue(forKey: lane), for: region, algorithm: .tus($0))
+        }
+        if let (next, algorithm) = machine.digestAhead(after: chunk, lane: lane) {
+            record.tusPrepared[lane] = PreparedDigest(
+                FileRegion(
+                    path: path, field: "tus", offset: next.lowerBound, length: Int64(next.count), snapshot: file),
+                algorithm: .tus(algorithm))
+        }
+        guard let prepared, let algorithm = exchange.checksum else {
             parent.adopt(
                 transport.exchange(
                     method: exchange.method, url: exchange.url, headers: headers, body: body,
                     timeouts: request.timeouts, callbacks: callbacks))
             return
-        }
-        // The checksum goes in a header, before the body; the lane's next
-        // chunk is hashed meanwhile.
-        let prepared = PreparedDigest.reuse(
-            record.tusPrepared.removeValue(forKey: lane), for: region, algorithm: .tus(algorithm))
-        if let next = machine.chunk(following: chunk, lane: lane) {
-            record.tusPrepared[lane] = PreparedDigest(
-                FileRegion(
-                    path: path, field: "tus", offset: next.lowerBound, length: Int64(next.count), snapshot: file),
-                algorithm: .tus(algorithm))
         }
         prepared.whenReady { result in
             let digest: String
