@@ -2,7 +2,7 @@
 # tus benchmark: one 1 GiB file sent as a tus upload (default chunk size:
 # automatic) against the same file as one multipart POST, both with a release
 # `hoist send` to the same embedded receiver (`hoist receive`, which writes
-# both to disk), alternating which goes first, BENCH_ROUNDS rounds (default 5).
+# both to disk), alternating which goes first, BENCH_ROUNDS rounds (default 9).
 # Every run is checked: the receiver's saved file has the input's size (and
 # its SHA-256 in the first round). Prints the median wall times, the median of
 # the per-round ratios tus/multipart (target: <= 1.1), and peak RSS.
@@ -28,7 +28,7 @@ die() { echo "bench/tus.sh: $*" >&2; exit 1; }
 
 out=bench/out
 mkdir -p "$out"
-runs=${BENCH_ROUNDS:-5}
+runs=${BENCH_ROUNDS:-9}
 if [ $quick = 1 ]; then mib=256; else mib=1024; fi
 
 echo "building hoist (release) ..." >&2

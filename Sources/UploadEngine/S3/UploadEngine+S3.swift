@@ -191,13 +191,12 @@ extension UploadEngine {
         _ digest: PreparedDigest, _ id: TaskID, attempt number: Int,
         _ send: @escaping @Sendable (_ checksum: String) -> Void
     ) {
-        digest.whenReady { result in
-            self.queue.async {
-                guard self.isCurrent(id, attempt: number) else { return }
-                switch result {
-                case .success(let checksum): send(checksum)
-                case .failure(let failure): self.finishS3(id, attempt: number, .failure(failure))
-                }
+        digest.whenReady(on: queue) { result in
+            guard self.isCurrent(id, attempt: number) else { return }
+            switch result {
+            case .success(let checksum): send(checksum)
+            // Later: the caller may be sending the task's other parts.
+            case .failure(let failure): self.queue.async { self.finishS3(id, attempt: number, .failure(failure)) }
             }
         }
     }

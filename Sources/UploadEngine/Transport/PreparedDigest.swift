@@ -55,8 +55,13 @@ final class PreparedDigest: Sendable {
         return PreparedDigest(region, algorithm: algorithm)
     }
 
-    func whenReady(_ body: @escaping @Sendable (Result<String, UploadFailure>) -> Void) {
-        group.notify(queue: .global()) { [result] in body(result.withLockedValue { $0! }) }
+    /// Runs `body` on `queue`, the caller's, with the digest: at once when
+    /// it is ready (no hop between a server's answer and the next request),
+    /// else when the hashing ends.
+    func whenReady(on queue: DispatchQueue, _ body: @escaping @Sendable (Result<String, UploadFailure>) -> Void) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        if let ready = result.withLockedValue({ $0 }) { return body(ready) }
+        group.notify(queue: queue) { [result] in body(result.withLockedValue { $0! }) }
     }
 
     /// Reads the body through one 1 MiB buffer, hashing as it goes.

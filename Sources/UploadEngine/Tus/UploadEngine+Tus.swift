@@ -132,20 +132,18 @@ extension UploadEngine {
                     timeouts: request.timeouts, callbacks: callbacks))
             return
         }
-        prepared.whenReady { result in
+        prepared.whenReady(on: queue) { result in
             let digest: String
             switch result {
             case .success(let ready): digest = ready
             case .failure(let failure): return callbacks.fail(failure)
             }
+            guard self.isCurrent(id, attempt: number) else { return }
             let checksum = HeaderField("Upload-Checksum", algorithm.rawValue + " " + digest)
-            self.queue.async {
-                guard self.isCurrent(id, attempt: number) else { return }
-                parent.adopt(
-                    self.transport.exchange(
-                        method: exchange.method, url: exchange.url, headers: headers + [checksum], body: body,
-                        timeouts: request.timeouts, callbacks: callbacks))
-            }
+            parent.adopt(
+                self.transport.exchange(
+                    method: exchange.method, url: exchange.url, headers: headers + [checksum], body: body,
+                    timeouts: request.timeouts, callbacks: callbacks))
         }
     }
 
