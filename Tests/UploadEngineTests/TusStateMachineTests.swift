@@ -163,13 +163,20 @@ import Testing
         #expect(hashed == 8 * mib..<16 * mib)
         // Loopback speed: 8 MiB in 10 ms affords the largest chunk, but a
         // chunk at most doubles, so each is hashed in its forerunner's transfer.
-        for (offset, size) in [(8, 8), (16, 16), (32, 32), (64, 64), (128, 64)] as [(Int64, Int64)] {
+        // While the size grows the one after the next is unknown; once it
+        // settles, that one is hashed too.
+        for (offset, size, ahead) in [(8, 8, 1), (16, 16, 1), (32, 32, 1), (64, 64, 2), (128, 64, 2)]
+            as [(Int64, Int64, Int)]
+        {
             chunk = try #require(answer(at: offset * mib, seconds: 0.01))
             #expect(chunk == hashed)
             #expect(chunk == offset * mib..<(offset + size) * mib)
             hashed = m.chunk(following: chunk)
+            #expect(m.chunks(following: chunk).first == hashed)
+            #expect(m.chunks(following: chunk).count == ahead)
         }
         #expect(hashed == 192 * mib..<256 * mib)
+        #expect(m.chunks(following: chunk).last == 256 * mib..<320 * mib)
         // The link slows to 2 MiB/s: back to 8 MiB, one chunk later.
         chunk = try #require(answer(at: 192 * mib, seconds: 32))
         #expect(chunk == hashed)

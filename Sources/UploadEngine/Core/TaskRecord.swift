@@ -35,8 +35,8 @@ final class TaskRecord {
     @OutOfLine var tus: TusTransferStateMachine? = nil
     /// Bytes written by each lane's exchange under way, not yet confirmed.
     var tusInFlight: [Int: Int64] = [:]
-    /// Each lane's next chunk, read and hashed ahead (see `PreparedDigest`).
-    var tusPrepared: [Int: PreparedDigest] = [:]
+    /// Each lane's next chunks, read and hashed ahead (see `PreparedDigest`).
+    var tusPrepared: [Int: [PreparedDigest]] = [:]
     /// Standard input being sent (a tus upload of deferred length, or S3).
     var stream: StreamBuffer?
     /// The answer to a resumable driver's latest exchange (tus or S3): the

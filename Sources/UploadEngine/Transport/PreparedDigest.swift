@@ -19,12 +19,15 @@ final class PreparedDigest: Sendable {
     private let group = DispatchGroup()
     private let result = NIOLockedValueBox<Result<String, UploadFailure>?>(nil)
 
-    init(_ region: FormData.FileRegion, algorithm: DigestAlgorithm) {
+    /// Hashes `region`, after `previous` is hashed when one is given: a
+    /// lane's chunks are hashed one at a time, nearest first.
+    init(_ region: FormData.FileRegion, algorithm: DigestAlgorithm, after previous: PreparedDigest? = nil) {
         range = region.offset..<region.offset + region.length
         self.algorithm = algorithm
         let body = RequestBody(contentType: "application/octet-stream", segments: [.file(region)])
         group.enter()
         DetachedThread.start { [result, group] in
+            previous?.group.wait()
             // Hashing has a whole chunk's transfer time to finish in. At a
             // lower priority it takes the CPU the transfer leaves idle, not
             // that of the threads moving the bytes (or of a receiver on the
@@ -47,12 +50,21 @@ final class PreparedDigest: Sendable {
     static func reuse(_ prepared: PreparedDigest?, for region: FormData.FileRegion, algorithm: DigestAlgorithm)
         -> PreparedDigest
     {
-        if let prepared, prepared.range == region.offset..<region.offset + region.length,
-            prepared.algorithm == algorithm
-        {
-            return prepared
-        }
+        if let prepared, prepared.matches(region, algorithm) { return prepared }
         return PreparedDigest(region, algorithm: algorithm)
+    }
+
+    /// Takes the digest of `region` out of `ahead` (the ones hashed ahead);
+    /// nil when none is.
+    static func take(_ region: FormData.FileRegion, algorithm: DigestAlgorithm, from ahead: inout [PreparedDigest])
+        -> PreparedDigest?
+    {
+        guard let index = ahead.firstIndex(where: { $0.matches(region, algorithm) }) else { return nil }
+        return ahead.remove(at: index)
+    }
+
+    private func matches(_ region: FormData.FileRegion, _ algorithm: DigestAlgorithm) -> Bool {
+        range == region.offset..<region.offset + region.length && self.algorithm == algorithm
     }
 
     /// Runs `body` on `queue`, the caller's, with the digest: at once when

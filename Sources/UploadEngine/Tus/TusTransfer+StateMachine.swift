@@ -92,13 +92,14 @@ struct TusTransferStateMachine: Sendable {
         single?.upload?.file ?? parts.lazy.compactMap { $0.upload?.file }.first
     }
 
-    /// The lane's chunk after `chunk` (a `PATCH`'s, or the one a creation
-    /// carries) and its checksum's algorithm, to hash while `chunk` is on the wire.
-    func digestAhead(after chunk: Range<Int64>, lane: Int) -> (chunk: Range<Int64>, algorithm: TusChecksumAlgorithm)? {
+    /// The lane's chunks after `chunk` (a `PATCH`'s, or the one a creation
+    /// carries) and their checksum's algorithm, to hash while `chunk` is on the wire.
+    func digestsAhead(after chunk: Range<Int64>, lane: Int) -> [(chunk: Range<Int64>, algorithm: TusChecksumAlgorithm)]
+    {
         guard let upload = single ?? (parts.indices.contains(lane) ? parts[lane] : nil),
-            let algorithm = upload.checksumAlgorithm, let following = upload.chunk(following: chunk)
-        else { return nil }
-        return (following, algorithm)
+            let algorithm = upload.checksumAlgorithm
+        else { return [] }
+        return upload.chunks(following: chunk).map { ($0, algorithm) }
     }
 
     /// Bytes the server holds, over every part.

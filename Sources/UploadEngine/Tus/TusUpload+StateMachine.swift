@@ -378,6 +378,17 @@ struct TusUploadStateMachine: Sendable {
         return following.isEmpty ? nil : following
     }
 
+    /// The chunk after `chunk`, and once the size has settled the one after
+    /// that (its size is only planned when `chunk` is answered): hashed two
+    /// ahead, a chunk's hash can use any spare moment of the transfer of two.
+    func chunks(following chunk: Range<Int64>) -> [Range<Int64>] {
+        guard let next = self.chunk(following: chunk) else { return [] }
+        guard upload != nil, followingChunkSize == chunkSize, let after = self.chunk(following: next) else {
+            return [next]
+        }
+        return [next, after]
+    }
+
     /// A chunk went through: the next one is the size planned for it, and
     /// with automatic chunks this one's rate plans the one after.
     private mutating func sent(_ chunk: Range<Int64>, in seconds: Double?) {

@@ -114,16 +114,22 @@ extension UploadEngine {
         let region = FileRegion(
             path: path, field: "tus", offset: chunk.lowerBound, length: Int64(chunk.count), snapshot: file)
         let body = RequestBody(contentType: "application/offset+octet-stream", segments: [.file(region)])
-        // A checksum goes in a header, before the body: the lane's next chunk
-        // is hashed while this one is on the wire (a creation's too).
+        // A checksum goes in a header, before the body: the lane's next
+        // chunks are hashed while this one is on the wire (a creation's too).
+        var ahead = record.tusPrepared.removeValue(forKey: lane) ?? []
         let prepared = exchange.checksum.map {
-            PreparedDigest.reuse(record.tusPrepared.removeValue(forKey: lane), for: region, algorithm: .tus($0))
+            PreparedDigest.take(region, algorithm: .tus($0), from: &ahead)
+                ?? PreparedDigest(region, algorithm: .tus($0))
         }
-        if let (next, algorithm) = machine.digestAhead(after: chunk, lane: lane) {
-            record.tusPrepared[lane] = PreparedDigest(
-                FileRegion(
-                    path: path, field: "tus", offset: next.lowerBound, length: Int64(next.count), snapshot: file),
-                algorithm: .tus(algorithm))
+        var previous = prepared
+        record.tusPrepared[lane] = machine.digestsAhead(after: chunk, lane: lane).map { next, algorithm in
+            let region = FileRegion(
+                path: path, field: "tus", offset: next.lowerBound, length: Int64(next.count), snapshot: file)
+            let digest =
+                PreparedDigest.take(region, algorithm: .tus(algorithm), from: &ahead)
+                ?? PreparedDigest(region, algorithm: .tus(algorithm), after: previous)
+            previous = digest
+            return digest
         }
         guard let prepared, let algorithm = exchange.checksum else {
             parent.adopt(
