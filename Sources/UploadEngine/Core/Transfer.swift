@@ -41,9 +41,9 @@ public enum Transfer: Sendable, Hashable, Codable {
 /// How large each tus `PATCH` is.
 public enum TusChunkSize: Sendable, Hashable, Codable {
     /// Starts at `first`; then each `PATCH`'s rate sizes a later chunk to
-    /// about a second of transfer, between `first` and `largest`. A fast
-    /// link needs few round trips, and a slow one never risks more than a
-    /// few seconds of work on one request.
+    /// about a second of transfer (at most twice the chunk before it),
+    /// between `first` and `largest`. A fast link needs few round trips, and
+    /// a slow one never risks more than a few seconds of work on one request.
     case automatic
     /// Always this many bytes (a 413 still halves it).
     case fixed(Int64)

@@ -40,7 +40,7 @@ struct TargetOptions: ParsableArguments {
     @Option(
         name: .customLong("chunk-size"),
         help: ArgumentHelp(
-            "Bytes per tus PATCH (K, M and G are binary units), or auto: 8M, then sized by each PATCH's speed to about a second, up to 64M. auto by default.",
+            "Bytes per tus PATCH (K, M and G are binary units), or auto: 8M, then sized by each PATCH's speed to about a second (at most doubling), up to 64M. auto by default.",
             valueName: "size"),
         transform: TargetValue.chunkSize)
     var chunkSize: TusChunkSize?
