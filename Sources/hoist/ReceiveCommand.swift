@@ -93,7 +93,7 @@ struct ReceiveCommand: AsyncParsableCommand {
             "Read request bodies at most this fast, to watch progress: bytes per second, K M G binary (e.g. 8M).",
             valueName: "rate"),
         transform: { text in try ReceiveCommand.rate(text) })
-    var readRate: Int?
+    var readRate: Int? = nil
 
     /// One reading of `--read-rate` for `receive` and `demo`.
     static func rate(_ text: String) throws -> Int? {
