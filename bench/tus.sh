@@ -13,7 +13,7 @@
 # resume sent has arrived), and to the end.
 #
 # Usage: bench/tus.sh [--quick]        (--quick: 256 MiB)
-# Env:   BENCH_ROUNDS=N   rounds (default 5)
+# Env:   BENCH_ROUNDS=N   rounds (default 9)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
