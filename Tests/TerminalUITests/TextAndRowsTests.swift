@@ -103,4 +103,37 @@ import UploadEngine
         #expect(lines[7].hasPrefix("file-8.bin"))
         #expect(lines.last!.hasPrefix("Total 0/1000 done"))
     }
+
+    /// `hoist send`'s rows keep each task's share of the totals and change
+    /// it as the task goes: the line must read as if counted afresh.
+    @Test func totalsKeptAsTasksChangeMatchTotalsCountedAfresh() {
+        typealias Task = TransferRowsTests
+        let before = [
+            Task.task(1, "a", state: .queued, sent: 0, total: 100),
+            Task.task(2, "b", state: .sending, sent: 40, total: 100),
+            Task.task(3, "c", state: .queued, sent: 0, total: nil),
+            Task.task(4, "d", state: .sending, sent: 10, total: 50),
+        ]
+        let after = [
+            Task.task(1, "a", state: .succeeded, sent: 100, total: 100, status: 200),
+            Task.task(2, "b", state: .failed(.connectionLost("reset")), sent: 70, total: 100),
+            Task.task(3, "c", state: .succeeded, sent: 30, total: 30, status: 201),
+            Task.task(4, "d", state: .cancelled(reason: "stopped"), sent: 10, total: 50),
+        ]
+        var kept = TransferTotals()
+        var parts: [TaskID: TransferTotals.Part] = [:]
+        for task in before + after {
+            if let old = parts.updateValue(TransferTotals.Part(task), forKey: task.id) { kept.remove(old) }
+            kept.add(TransferTotals.Part(task))
+        }
+        #expect(kept == TransferTotals(after))
+        #expect(kept.count == 4 && kept.succeeded == 2 && kept.failed == 1 && kept.cancelled == 1)
+        #expect(kept.bytesSent == 210 && kept.totalBytes == 280 && kept.unknownSizes == 0)
+        #expect(
+            TransferRows.lines(unfinished: [], finished: after, totals: kept, width: 100, maxRows: 10)
+                == TransferRows.lines(for: after, width: 100, maxRows: 10))
+        // While c's size is unknown the totals line has no fraction.
+        #expect(TransferTotals(before).unknownSizes == 1)
+        #expect(TransferRows.totals(TransferTotals(before), width: 100).contains("[~~~~"))
+    }
 }

@@ -20,15 +20,25 @@ public enum TransferRows {
     /// Up to `maxRows` task rows (running first, then waiting, then the
     /// latest finished) and the totals line last.
     public static func lines(for tasks: [TaskSnapshot], width: Int, maxRows: Int) -> [String] {
-        let running = tasks.filter { $0.state.isRunning }
-        let waiting = tasks.filter { !$0.state.isRunning && !$0.state.isFinished }
-        let finished = tasks.filter { $0.state.isFinished }.sorted {
-            ($0.finishedAt ?? $0.addedAt) > ($1.finishedAt ?? $1.addedAt)
-        }
+        lines(
+            unfinished: tasks.filter { !$0.state.isFinished }, finished: tasks.filter { $0.state.isFinished },
+            totals: TransferTotals(tasks), width: width, maxRows: maxRows)
+    }
+
+    /// The same from what a caller keeps as it goes (`LiveProgress`): the
+    /// unfinished tasks (in the order they are listed, waiting ones after
+    /// the running), some finished ones (the latest are shown), and the
+    /// totals of all.
+    public static func lines(
+        unfinished: [TaskSnapshot], finished: [TaskSnapshot], totals: TransferTotals, width: Int, maxRows: Int
+    ) -> [String] {
+        let running = unfinished.filter { $0.state.isRunning }
+        let waiting = unfinished.filter { !$0.state.isRunning }
+        let latest = finished.sorted { ($0.finishedAt ?? $0.addedAt) > ($1.finishedAt ?? $1.addedAt) }
         var shown = Array((running + waiting).prefix(maxRows))
-        shown += finished.prefix(max(0, maxRows - shown.count))
+        shown += latest.prefix(max(0, maxRows - shown.count))
         shown.sort { $0.id < $1.id }
-        return shown.map { row($0, width: width) } + [totals(tasks, width: width)]
+        return shown.map { row($0, width: width) } + [self.totals(totals, width: width)]
     }
 
     /// `name [#####-----]  45%  4.50 MiB / 10.0 MiB  2.10 MiB/s  ETA 3s  sending`
@@ -78,17 +88,17 @@ public enum TransferRows {
     }
 
     /// `Total 12/100 done, 1 failed [###-------]  34%  1.20 GiB / 3.40 GiB  120 MiB/s  ETA 18s`
-    public static func totals(_ tasks: [TaskSnapshot], width: Int) -> String {
-        let done = tasks.filter { $0.state == .succeeded }.count
-        let failed = tasks.filter { if case .failed = $0.state { true } else { false } }.count
-        let cancelled = tasks.filter { if case .cancelled = $0.state { true } else { false } }.count
-        let sent = tasks.reduce(Int64(0)) { $0 + $1.progress.bytesSent }
-        let known = tasks.allSatisfy { $0.progress.totalBytes != nil }
-        let total = tasks.reduce(Int64(0)) { $0 + ($1.progress.totalBytes ?? 0) }
-        let speed = tasks.filter { $0.state.isRunning }.reduce(0) { $0 + $1.progress.bytesPerSecond }
+    public static func totals(_ totals: TransferTotals, width: Int) -> String {
+        let done = totals.succeeded
+        let failed = totals.failed
+        let cancelled = totals.cancelled
+        let sent = totals.bytesSent
+        let known = totals.unknownSizes == 0
+        let total = totals.totalBytes
+        let speed = totals.bytesPerSecond
         let fraction: Double? =
-            known ? (total == 0 ? (done == tasks.count ? 1 : 0) : min(1, Double(sent) / Double(total))) : nil
-        var counts = "Total \(done)/\(tasks.count) done"
+            known ? (total == 0 ? (done == totals.count ? 1 : 0) : min(1, Double(sent) / Double(total))) : nil
+        var counts = "Total \(done)/\(totals.count) done"
         if failed > 0 { counts += ", \(failed) failed" }
         if cancelled > 0 { counts += ", \(cancelled) cancelled" }
         let size = known ? Format.bytes(sent) + " / " + Format.bytes(total) : Format.bytes(sent)
@@ -109,5 +119,62 @@ public enum TransferRows {
         // Aligned with the rows' name column; long counts spill into the unused status column.
         let nameWidth = max(TextWidth.columns(of: counts), width - TextWidth.columns(of: tail) - 16)
         return TextWidth.fit(TextWidth.fit(counts, toColumns: nameWidth) + tail, toColumns: width)
+    }
+}
+
+/// What the totals line counts, kept as tasks change: each task's last
+/// snapshot is added once, and taken out again before its next one.
+public struct TransferTotals: Equatable, Sendable {
+    public private(set) var count = 0
+    public private(set) var succeeded = 0
+    public private(set) var failed = 0
+    public private(set) var cancelled = 0
+    /// Tasks whose size is not known (standard input): no fraction then.
+    public private(set) var unknownSizes = 0
+    public private(set) var bytesSent: Int64 = 0
+    public private(set) var totalBytes: Int64 = 0
+    /// The running tasks' speed together: not kept, given when drawn.
+    public var bytesPerSecond: Double = 0
+
+    public init() {}
+
+    public init(_ tasks: [TaskSnapshot]) {
+        for task in tasks { add(Part(task)) }
+        bytesPerSecond = tasks.filter { $0.state.isRunning }.reduce(0) { $0 + $1.progress.bytesPerSecond }
+    }
+
+    /// One task's share: small, so a caller can keep one per task.
+    public struct Part: Equatable, Sendable {
+        enum Outcome: UInt8 { case none, succeeded, failed, cancelled }
+        let outcome: Outcome
+        let bytesSent: Int64
+        let totalBytes: Int64?
+
+        public init(_ task: TaskSnapshot) {
+            switch task.state {
+            case .succeeded: outcome = .succeeded
+            case .failed: outcome = .failed
+            case .cancelled: outcome = .cancelled
+            default: outcome = .none
+            }
+            bytesSent = task.progress.bytesSent
+            totalBytes = task.progress.totalBytes
+        }
+    }
+
+    public mutating func add(_ part: Part) { adjust(part, by: 1) }
+
+    public mutating func remove(_ part: Part) { adjust(part, by: -1) }
+
+    private mutating func adjust(_ part: Part, by sign: Int) {
+        count += sign
+        switch part.outcome {
+        case .succeeded: succeeded += sign
+        case .failed: failed += sign
+        case .cancelled: cancelled += sign
+        case .none: break
+        }
+        bytesSent += Int64(sign) * part.bytesSent
+        if let total = part.totalBytes { totalBytes += Int64(sign) * total } else { unknownSizes += sign }
     }
 }

@@ -8,10 +8,21 @@ import UploadEngine
 final class LiveProgress: @unchecked Sendable {
     private let queue = DispatchQueue(label: "hoist.send.progress")
     private var timer: DispatchSourceTimer?
-    // Touched only on `queue`.
-    private var tasks: [TaskID: TaskSnapshot] = [:]
+    // Touched only on `queue`. What is kept and drawn is bounded by the
+    // rows, not by the tasks: with every snapshot kept and sorted at each
+    // tick, a draw of 10,000 files took longer than the tick, and their
+    // `hoist send` took 60-147 s (and 95 MB) instead of 2.3 s.
+    /// The unfinished tasks' last snapshots.
+    private var unfinished: [TaskID: TaskSnapshot] = [:]
+    /// The latest finished tasks, oldest first, at most `maxRows`.
+    private var finished: [TaskSnapshot] = []
+    /// Each task's share of the totals line, taken out when it changes.
+    private var parts: [TaskID: TransferTotals.Part] = [:]
+    private var totals = TransferTotals()
     private var drawnLines = 0
     private var dirty = false
+    /// Rows at most, on any terminal.
+    private static let maxRows = 20
 
     func start() {
         let timer = DispatchSource.makeTimerSource(queue: queue)
@@ -21,10 +32,27 @@ final class LiveProgress: @unchecked Sendable {
         self.timer = timer
     }
 
-    func update(_ snapshot: TaskSnapshot) {
+    func update(_ snapshots: [TaskSnapshot]) {
+        guard !snapshots.isEmpty else { return }
         queue.async {
-            self.tasks[snapshot.id] = snapshot
+            for snapshot in snapshots { self.record(snapshot) }
             self.dirty = true
+        }
+    }
+
+    private func record(_ task: TaskSnapshot) {
+        let part = TransferTotals.Part(task)
+        let old = parts.updateValue(part, forKey: task.id)
+        if let old { totals.remove(old) }
+        totals.add(part)
+        let wasFinished = old != nil && unfinished[task.id] == nil
+        if wasFinished { finished.removeAll { $0.id == task.id } }
+        if task.state.isFinished {
+            unfinished[task.id] = nil
+            finished.append(task)
+            if finished.count > Self.maxRows { finished.removeFirst() }
+        } else {
+            unfinished[task.id] = task
         }
     }
 
@@ -56,9 +84,23 @@ final class LiveProgress: @unchecked Sendable {
 
     private func draw() {
         let size = terminalSize()
+        let maxRows = max(1, min(Self.maxRows, size.rows - 3))
+        // The running tasks, then as many waiting ones as rows, by number.
+        var running: [TaskSnapshot] = []
+        var waiting: [TaskSnapshot] = []
+        for id in unfinished.keys.sorted() {
+            guard let task = unfinished[id] else { continue }
+            if task.state.isRunning {
+                running.append(task)
+            } else if waiting.count < maxRows {
+                waiting.append(task)
+            }
+        }
+        var totals = self.totals
+        totals.bytesPerSecond = running.reduce(0) { $0 + $1.progress.bytesPerSecond }
         let lines = TransferRows.lines(
-            for: tasks.values.sorted { $0.id < $1.id }, width: size.columns - 1, maxRows: max(1, min(20, size.rows - 3))
-        )
+            unfinished: running + waiting, finished: finished, totals: totals, width: size.columns - 1,
+            maxRows: maxRows)
         printError(lines.joined(separator: "\n"))
         drawnLines = lines.count
         dirty = false
