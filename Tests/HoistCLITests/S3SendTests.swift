@@ -72,7 +72,8 @@ import Testing
             [
                 "send", "s3://photos/db/", "-T", home.path + "/db 2026.bin", "--part-size", "5M", "--part-concurrency",
                 "2",
-                "--json", "-s", "--no-history",
+                // Slow enough that the kill comes before the end on a busy machine.
+                "--limit-rate", "40M", "--json", "-s", "--no-history",
             ], environment: hoistEnvironment(env))
         try await JournalTests.waitUntil("six parts on the server", timeout: .seconds(120)) {
             moto.requests(containing: parts).count >= 6

@@ -12,8 +12,11 @@ final class LiveProgress: @unchecked Sendable {
     // rows, not by the tasks: with every snapshot kept and sorted at each
     // tick, a draw of 10,000 files took longer than the tick, and their
     // `hoist send` took 60-147 s (and 95 MB) instead of 2.3 s.
-    /// The unfinished tasks' last snapshots.
+    /// The unfinished tasks' last snapshots, their numbers in order (the
+    /// first waiting ones are shown), and the running ones.
     private var unfinished: [TaskID: TaskSnapshot] = [:]
+    private var order: [TaskID] = []
+    private var running: Set<TaskID> = []
     /// The latest finished tasks, oldest first, at most `maxRows`.
     private var finished: [TaskSnapshot] = []
     /// Each task's share of the totals line, taken out when it changes.
@@ -48,12 +51,25 @@ final class LiveProgress: @unchecked Sendable {
         let wasFinished = old != nil && unfinished[task.id] == nil
         if wasFinished { finished.removeAll { $0.id == task.id } }
         if task.state.isFinished {
-            unfinished[task.id] = nil
+            if unfinished.removeValue(forKey: task.id) != nil { order.remove(at: position(of: task.id)) }
+            running.remove(task.id)
             finished.append(task)
             if finished.count > Self.maxRows { finished.removeFirst() }
         } else {
-            unfinished[task.id] = task
+            if unfinished.updateValue(task, forKey: task.id) == nil { order.insert(task.id, at: position(of: task.id)) }
+            if task.state.isRunning { running.insert(task.id) } else { running.remove(task.id) }
         }
+    }
+
+    /// Where `id` is, or goes, in `order`.
+    private func position(of id: TaskID) -> Int {
+        var low = 0
+        var high = order.count
+        while low < high {
+            let middle = (low + high) / 2
+            if order[middle] < id { low = middle + 1 } else { high = middle }
+        }
+        return low
     }
 
     /// Clears the rows, runs `body` (which prints), and lets the next tick redraw.
@@ -86,15 +102,11 @@ final class LiveProgress: @unchecked Sendable {
         let size = terminalSize()
         let maxRows = max(1, min(Self.maxRows, size.rows - 3))
         // The running tasks, then as many waiting ones as rows, by number.
-        var running: [TaskSnapshot] = []
+        let running = self.running.sorted().compactMap { unfinished[$0] }
         var waiting: [TaskSnapshot] = []
-        for id in unfinished.keys.sorted() {
-            guard let task = unfinished[id] else { continue }
-            if task.state.isRunning {
-                running.append(task)
-            } else if waiting.count < maxRows {
-                waiting.append(task)
-            }
+        for id in order where !self.running.contains(id) {
+            guard waiting.count < maxRows else { break }
+            if let task = unfinished[id] { waiting.append(task) }
         }
         var totals = self.totals
         totals.bytesPerSecond = running.reduce(0) { $0 + $1.progress.bytesPerSecond }
