@@ -42,6 +42,38 @@ import Testing
         }
     }
 
+    /// One request of many small files and a large one among them: the
+    /// small ones go with the bytes around them, read a megabyte at a time,
+    /// the large one by sendfile or mapped slices. Every part arrives
+    /// whole and in order.
+    @Test func oneRequestOfNineHundredSmallFilesAndALargeOneArrivesIntact() async throws {
+        try await Harness.run { h in
+            var form = MultipartForm()
+            var names: [String] = []
+            var hashes: [String] = []
+            var sizes: [Int64] = []
+            func add(_ file: (name: String, path: String, bytes: [UInt8])) {
+                form.append(.file("file", path: file.path))
+                names.append(file.name)
+                hashes.append(sha256(file.bytes))
+                sizes.append(Int64(file.bytes.count))
+            }
+            for index in 0..<900 {  // the receiver takes up to 1,000 parts
+                if index == 450 { add(randomFile(h, "large.bin", size: 3 << 20, seed: 9_999)) }
+                add(randomFile(h, "s\(index).bin", size: 500 + index % 2_000, seed: UInt64(index)))
+            }
+            let id = try h.engine.add(UploadRequest(url: h.url, body: .multipart(form)))
+            let done = try await h.finish(id)
+            #expect(done.state == .succeeded, "\(done.state)")
+            let upload = try received(done)
+            #expect(upload.files.map(\.filename) == names)
+            #expect(upload.files.map(\.sha256) == hashes)
+            #expect(upload.files.map(\.size) == sizes)
+            #expect(upload.bodyBytes == done.progress.totalBytes)
+            #expect(done.progress.bytesSent == done.progress.totalBytes)
+        }
+    }
+
     /// Past the first `preparedAhead` queued tasks, a task keeps only its
     /// body's length: it shows its size while it waits, and its body is
     /// made when it starts, from the file as it is then.

@@ -144,9 +144,12 @@ final class BodyStreamer: Sendable {
             try await writeThroughReader(body.segments, to: writer)
             return
         }
+        // Small files go with the bytes around them, read a megabyte at a
+        // time: one request of 10,000 parts of 1 KiB had a thread-pool hop
+        // and a sendfile per part (2.66 s); large ones go as slices or by sendfile.
         var pending: [RequestBody.Segment] = []
         for segment in body.segments {
-            if case .file(let region) = segment {
+            if case .file(let region) = segment, region.length > Self.smallBodyLimit {
                 try await writeThroughReader(pending, to: writer)
                 pending = []
                 try await writeFileRegion(region, to: writer, on: eventLoop)
