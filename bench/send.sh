@@ -76,14 +76,16 @@ fi
 big_bytes=$(stat -c %s "$big")
 [ "$big_bytes" = $((big_mib << 20)) ] || die "$big has $big_bytes bytes, expected $((big_mib << 20)); delete it"
 
+# make_files DIR COUNT SIZE DIGITS: COUNT random files of SIZE bytes, fNNNN.bin
+make_files() {
+  [ -d "$1" ] && return
+  echo "creating $1 ..." >&2
+  rm -rf "$1.tmp" && mkdir -p "$1.tmp"
+  head -c $(($2 * $3)) /dev/urandom | split -b "$3" -a "$4" -d --additional-suffix=.bin - "$1.tmp/f"
+  mv "$1.tmp" "$1"
+}
 dir="$out/files-${many}x16KiB"
-if [ ! -d "$dir" ]; then
-  echo "creating $dir ..." >&2
-  rm -rf "$dir.tmp" && mkdir -p "$dir.tmp"
-  head -c $((many * 16384)) /dev/urandom |
-    split -b 16384 -a 4 -d --additional-suffix=.bin - "$dir.tmp/f"
-  mv "$dir.tmp" "$dir"
-fi
+make_files "$dir" "$many" 16384 4
 n_files=$(find "$dir" -maxdepth 1 -name '*.bin' -size 16384c | wc -l)
 [ "$n_files" = "$many" ] || die "$dir holds $n_files files of 16 KiB, expected $many; delete it"
 
@@ -109,16 +111,19 @@ curl_tls=()
 if [ $tls = 1 ]; then scheme=https; hoist_tls=(-k); curl_tls=(-k --http1.1); fi
 url="$scheme://$addr/upload"
 
-# curl config for the many-files case: one block per file, `next`-separated
+# curl_config DIR CFG: one curl config block per file of DIR, `next`-separated
+curl_config() {
+  local f first=1
+  for f in "$1"/*.bin; do
+    [ $first = 1 ] || echo "next"
+    first=0
+    printf 'url = "%s"\nform = "file=@%s"\nwrite-out = "%%{http_code}\\n"\n' "$url" "$f"
+    [ $tls = 1 ] && printf 'insecure\nhttp1.1\n'
+    true
+  done >"$2"
+}
 cfg="$out/curl-many-$many.cfg"
-first=1
-for f in "$dir"/*.bin; do
-  [ $first = 1 ] || echo "next"
-  first=0
-  printf 'url = "%s"\nform = "file=@%s"\nwrite-out = "%%{http_code}\\n"\n' "$url" "$f"
-  [ $tls = 1 ] && printf 'insecure\nhttp1.1\n'
-  true
-done >"$cfg"
+curl_config "$dir" "$cfg"
 
 # --- one timed run -----------------------------------------------------------
 # run NAME CMD...: runs CMD under /usr/bin/time -v, stdout to $out/NAME.out;
@@ -275,17 +280,9 @@ done
 tiny=10000
 [ $quick = 1 ] && tiny=2000
 tinydir="$out/files-${tiny}x1KiB"
-if [ ! -d "$tinydir" ]; then
-  rm -rf "$tinydir.tmp" && mkdir -p "$tinydir.tmp"
-  head -c $((tiny * 1024)) /dev/urandom | split -b 1024 -a 5 -d --additional-suffix=.bin - "$tinydir.tmp/f"
-  mv "$tinydir.tmp" "$tinydir"
-fi
+make_files "$tinydir" "$tiny" 1024 5
 tinycfg="$out/curl-tiny-$tiny.cfg"
-for f in "$tinydir"/*.bin; do
-  printf 'url = "%s"\nform = "file=@%s"\nwrite-out = "%%{http_code}\\n"\n' "$url" "$f"
-  [ $tls = 1 ] && printf 'insecure\nhttp1.1\n'
-  echo next
-done | sed '$d' >"$tinycfg"
+curl_config "$tinydir" "$tinycfg"
 cat "$tinydir"/*.bin >/dev/null
 hm=() cm=() hs=() cs=()
 for i in 1 2 3; do

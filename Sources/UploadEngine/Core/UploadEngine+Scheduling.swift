@@ -141,10 +141,6 @@ extension UploadEngine {
         guard !outbox.isEmpty else { return }
         let batch = outbox
         outbox = []
-        for monitor in monitors {
-            let events = batch.allSatisfy(monitor.wants) ? batch : batch.filter(monitor.wants)
-            guard !events.isEmpty else { continue }
-            monitor.queue.async { monitor.handle(batch: events) }
-        }
+        monitors.deliver(batch)
     }
 }

@@ -53,8 +53,8 @@ public protocol UploadEventMonitor: Sendable {
     func handle(batch events: [UploadEvent])
     /// Whether `handle(batch:)` may run at once on whatever queue passes the
     /// events on, because all it does is take a lock and append (the UI's
-    /// mailbox): a monitor that relays events (the journal) then spares a
-    /// thread wake-up per batch. By default, no: events go to `queue`.
+    /// mailbox): `deliver` (the engine's, the journal's) then spares a thread
+    /// wake-up per batch. By default, no: events go to `queue`.
     var takesEventsOnAnyQueue: Bool { get }
 }
 
@@ -65,6 +65,22 @@ extension UploadEventMonitor {
 
     public func handle(batch events: [UploadEvent]) {
         for event in events { handle(event) }
+    }
+}
+
+extension Array where Element == any UploadEventMonitor {
+    /// Hands each monitor the events of `batch` it wants, in order: on its
+    /// queue, or at once when it takes events on any queue.
+    public func deliver(_ batch: [UploadEvent]) {
+        for monitor in self {
+            let events = batch.allSatisfy(monitor.wants) ? batch : batch.filter(monitor.wants)
+            guard !events.isEmpty else { continue }
+            if monitor.takesEventsOnAnyQueue {
+                monitor.handle(batch: events)
+            } else {
+                monitor.queue.async { monitor.handle(batch: events) }
+            }
+        }
     }
 }
 

@@ -45,26 +45,26 @@ final class PreparedDigest: Sendable {
         }
     }
 
-    /// `prepared` when it is the digest of `region` with `algorithm` (what
-    /// was hashed ahead is what is sent), else a new one.
+    /// The digest of `region` with `algorithm`: one hashed ahead, taken out
+    /// of `ahead` (what was hashed ahead is what is sent), else a new one,
+    /// hashed after `previous`.
+    static func reuse(
+        from ahead: inout [PreparedDigest], for region: FormData.FileRegion, algorithm: DigestAlgorithm,
+        after previous: PreparedDigest? = nil
+    ) -> PreparedDigest {
+        let range = region.offset..<region.offset + region.length
+        if let index = ahead.firstIndex(where: { $0.range == range && $0.algorithm == algorithm }) {
+            return ahead.remove(at: index)
+        }
+        return PreparedDigest(region, algorithm: algorithm, after: previous)
+    }
+
+    /// `prepared` when it is the digest of `region` with `algorithm`, else a new one.
     static func reuse(_ prepared: PreparedDigest?, for region: FormData.FileRegion, algorithm: DigestAlgorithm)
         -> PreparedDigest
     {
-        if let prepared, prepared.matches(region, algorithm) { return prepared }
-        return PreparedDigest(region, algorithm: algorithm)
-    }
-
-    /// Takes the digest of `region` out of `ahead` (the ones hashed ahead);
-    /// nil when none is.
-    static func take(_ region: FormData.FileRegion, algorithm: DigestAlgorithm, from ahead: inout [PreparedDigest])
-        -> PreparedDigest?
-    {
-        guard let index = ahead.firstIndex(where: { $0.matches(region, algorithm) }) else { return nil }
-        return ahead.remove(at: index)
-    }
-
-    private func matches(_ region: FormData.FileRegion, _ algorithm: DigestAlgorithm) -> Bool {
-        range == region.offset..<region.offset + region.length && self.algorithm == algorithm
+        var ahead = prepared.map { [$0] } ?? []
+        return reuse(from: &ahead, for: region, algorithm: algorithm)
     }
 
     /// Runs `body` on `queue`, the caller's, with the digest: at once when

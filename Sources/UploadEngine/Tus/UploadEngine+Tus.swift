@@ -111,23 +111,19 @@ extension UploadEngine {
             return
         }
         let path = machine.path
-        let region = FileRegion(
-            path: path, field: "tus", offset: chunk.lowerBound, length: Int64(chunk.count), snapshot: file)
+        func fileRegion(_ range: Range<Int64>) -> FormData.FileRegion {
+            FileRegion(path: path, field: "tus", offset: range.lowerBound, length: Int64(range.count), snapshot: file)
+        }
+        let region = fileRegion(chunk)
         let body = RequestBody(contentType: "application/offset+octet-stream", segments: [.file(region)])
         // A checksum goes in a header, before the body: the lane's next
         // chunks are hashed while this one is on the wire (a creation's too).
         var ahead = record.tusPrepared.removeValue(forKey: lane) ?? []
-        let prepared = exchange.checksum.map {
-            PreparedDigest.take(region, algorithm: .tus($0), from: &ahead)
-                ?? PreparedDigest(region, algorithm: .tus($0))
-        }
+        let prepared = exchange.checksum.map { PreparedDigest.reuse(from: &ahead, for: region, algorithm: .tus($0)) }
         var previous = prepared
         record.tusPrepared[lane] = machine.digestsAhead(after: chunk, lane: lane).map { next, algorithm in
-            let region = FileRegion(
-                path: path, field: "tus", offset: next.lowerBound, length: Int64(next.count), snapshot: file)
-            let digest =
-                PreparedDigest.take(region, algorithm: .tus(algorithm), from: &ahead)
-                ?? PreparedDigest(region, algorithm: .tus(algorithm), after: previous)
+            let digest = PreparedDigest.reuse(
+                from: &ahead, for: fileRegion(next), algorithm: .tus(algorithm), after: previous)
             previous = digest
             return digest
         }

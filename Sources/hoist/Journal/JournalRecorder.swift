@@ -374,15 +374,7 @@ final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
         guard !outbox.isEmpty else { return }
         let batch = outbox
         outbox = []
-        for monitor in downstream {
-            let events = batch.filter(monitor.wants)
-            guard !events.isEmpty else { continue }
-            if monitor.takesEventsOnAnyQueue {
-                monitor.handle(batch: events)
-            } else {
-                monitor.queue.async { monitor.handle(batch: events) }
-            }
-        }
+        downstream.deliver(batch)
     }
 
     /// The whole journal as a snapshot, including every record so far.
