@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Makes screenshots/*.png from real sessions in tmux (`hoist demo`, then
-# a crash and resume, a tus resume, and photos prepared before they go):
+# a crash and resume, `hoist send`'s rows, a tus resume, and photos
+# prepared before they go):
 # capture-pane -e (text with colours) -> pyte + Pillow (ansi_to_png.py).
 # Needs: tmux, python3 with pyte and pillow (pip install pyte pillow),
 # fonts-dejavu-core, fonts-wqy-zenhei (CJK) and fonts-symbola (emoji).
@@ -90,6 +91,16 @@ wait_for "R resumes"
 keys 3 G
 sleep 0.5
 capture interrupted
+
+# 6b. `hoist send` on a terminal: its live rows (running, waiting, the
+#     latest finished, totals); the answers go to a file (-o).
+tmux kill-session -t "$session"
+tmux -f /dev/null new-session -d -s "$session" -x "$cols" -y "$rows" -c "$home" \
+  env HOME="$home" XDG_STATE_HOME="$work/send-state" LANG=C.UTF-8 TERM=tmux-256color sh -c \
+  "'$bin' send http://127.0.0.1:$port/upload --each 'image=@scans/*.jpg' -F user_id=42 --concurrency 2 -o answers.jsonl; sleep 600"
+wait_for "Total"
+sleep 4
+capture send
 
 # 7. A resumable (tus) upload killed with SIGKILL at about a third, then R:
 #    the bar draws what the server already had (▓) apart from what this run sent.
