@@ -111,9 +111,10 @@ import Testing
         let (file, sha) = try await Self.bigFile(in: home)
         // Its partial file grows as PATCH bodies arrive.
         let held = { Self.largestFile(in: peer.directory.path) }
-        // Smaller chunks: a Python server takes them slowly enough to be killed halfway.
+        // 20 MB/s in 1 MB chunks: the second half takes 5 s, so the kill lands halfway
+        // however fast the Python server is (unthrottled, it once finished between two polls).
         try await Self.sendAndKillHalfway(
-            peer.creationURL, file: file, home: home, extra: ["--chunk-size", "1M"], held: held)
+            peer.creationURL, file: file, home: home, extra: ["--chunk-size", "1M", "--limit-rate", "20M"], held: held)
         try await Task.sleep(for: .milliseconds(300))
         let task = try await Self.listed(home)
         let atKill = try await Self.serverOffset(try #require(task["upload_url"] as? String))
