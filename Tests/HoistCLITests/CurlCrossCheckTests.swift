@@ -16,6 +16,7 @@ import Testing
         ["-F", "c=<note.txt", "-F", "d=@note.txt;type=text/plain;filename=\"n;1.txt\""],
         ["-F", "sneaky=@note.txt;filename=\"we\\\"ird.txt\""],
         ["-F", "page=@index.html", "-F", "doc=@report.pdf"],
+        ["-Fa=attached", "-sF", "f=@photo.jpg", "-F", "-dash=x", "--form-string", "c=@d"],
     ]
 
     @Test(arguments: cases)

@@ -45,6 +45,47 @@ import Testing
         }
     }
 
+    /// A script may name every part on the command line. 10,000 `-F` took
+    /// 10 s to parse (swift-argument-parser's work grows with the square of
+    /// the arguments); the form is now one argument to it, in order.
+    @Test func tenThousandFormArgumentsAreParsedQuicklyAndKeepTheirOrder() async throws {
+        try await withReceiver(configure: { $0.maxParts = 20_000 }) { receiver, _ in
+            let count = 10_000
+            let form = (0..<count).flatMap { ["-F", "f\($0)=v\($0)"] }
+            let started = ContinuousClock.now
+            let result = try await hoist(["send", receiver.baseURL + "/upload", "-s"] + form)
+            let took = ContinuousClock.now - started
+            #expect(result.status == 0, "\(result.stderr)")
+            let fields = try decode(result.stdout).fields
+            #expect(fields.count == count)
+            #expect(fields.enumerated().allSatisfy { $1.name == "f\($0)" && $1.value == "v\($0)" })
+            #expect(took < .seconds(8), "\(took)")
+        }
+    }
+
+    /// curl's other spellings of -F: an attached value, short flags joined
+    /// to it, `--form=`; and every value that follows -F is a part, even one
+    /// that starts with a dash. Their order is kept with --form-string and --each.
+    @Test func curlsOtherFormSpellingsAreReadAsCurlReadsThem() async throws {
+        try await withReceiver { receiver, _ in
+            let dir = TemporaryDirectory()
+            let note = dir.file("note.txt", text: "n")
+            let result = try await hoist([
+                "send", receiver.baseURL + "/upload",
+                "-Fa=attached", "--form-string", "b=@literal", "-vF", "c=joined", "--form=d=equals",
+                "-F", "-e=dash", "-F", "f=@\(note)", "-F", "g=last",
+            ])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stderr.contains("> part \"c\" = \"joined\""), "-v was read: \(result.stderr)")
+            let upload = try decode(result.stdout)
+            #expect(
+                upload.fields.map { "\($0.name)=\($0.value)" } == [
+                    "a=attached", "b=@literal", "c=joined", "d=equals", "-e=dash", "g=last",
+                ])
+            #expect(upload.files.map(\.filename) == ["note.txt"])
+        }
+    }
+
     @Test func stdinIsStreamedNotBuffered() async throws {
         try await withReceiver { receiver, _ in
             let total = 200 << 20

@@ -38,6 +38,13 @@ struct SendCommand: AsyncParsableCommand {
             valueName: "name=content"))
     var form: [String] = []
 
+    /// Every `-F`, `--form-string` and `--each`, in order, as `ArgumentRewriter` hands them over.
+    @Option(name: .customLong("form-parts"), help: .hidden)
+    var formParts: String?
+
+    /// The form parts in command-line order.
+    var formArguments: [String] { ArgumentRewriter.formParts(formParts) + form }
+
     @Option(
         name: .customLong("form-string"),
         help: ArgumentHelp("A text field taken literally (no @, < or ;).", valueName: "name=value"))

@@ -36,7 +36,7 @@ struct SendPlan {
     /// on the command line wins over the profile's key (`TargetSettings.over`),
     /// and the one request-building path, `Target.requests`, makes the requests.
     init(command: SendCommand, profile: Profile? = nil) throws {
-        let items = try command.form.map(FormItem.parse)
+        let items = try command.formArguments.map(FormItem.parse)
         let tus = command.target.tus || profile?.settings.transfer == .tus
         // A tus upload sends each file alone: -F text is its metadata, not a body of its own.
         let kinds = tus ? [] : Self.bodyOptions(command, hasForm: !items.isEmpty)
