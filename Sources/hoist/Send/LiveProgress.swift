@@ -5,9 +5,20 @@ import UploadEngine
 
 /// Live progress rows on stderr, redrawn in place about ten times a second.
 /// Other output is written between redraws (`suspendWhile`), so lines never mix.
-final class LiveProgress: @unchecked Sendable {
-    private let queue = DispatchQueue(label: "hoist.send.progress")
+///
+/// An event monitor of its own that takes events on any queue, as the UI's
+/// mailbox does: a batch is put aside under a lock, and the tick reads what
+/// came. Handed over on its queue, the 80,000 events of 10,000 small files
+/// were about 40,000 thread wake-ups, and the send took 1.2-1.4x as long
+/// on a terminal as with stderr redirected.
+final class LiveProgress: UploadEventMonitor, @unchecked Sendable {
+    let queue = DispatchQueue(label: "hoist.send.progress")
     private var timer: DispatchSourceTimer?
+    /// The latest snapshot of each task that changed since the last tick, in
+    /// the order they first changed.
+    private let lock = ThreadLock()
+    private var arrived: [TaskID] = []
+    private var latest: [TaskID: TaskSnapshot] = [:]
     // Touched only on `queue`. What is kept and drawn is bounded by the
     // rows, not by the tasks: with every snapshot kept and sorted at each
     // tick, a draw of 10,000 files took longer than the tick, and their
@@ -35,12 +46,32 @@ final class LiveProgress: @unchecked Sendable {
         self.timer = timer
     }
 
-    func update(_ snapshots: [TaskSnapshot]) {
-        guard !snapshots.isEmpty else { return }
-        queue.async {
-            for snapshot in snapshots { self.record(snapshot) }
-            self.dirty = true
+    var takesEventsOnAnyQueue: Bool { true }
+
+    func wants(_ event: UploadEvent) -> Bool { event.snapshot != nil }
+
+    func handle(_ event: UploadEvent) { handle(batch: [event]) }
+
+    func handle(batch events: [UploadEvent]) {
+        lock.withLock {
+            for case let snapshot? in events.lazy.map(\.snapshot)
+            where latest.updateValue(snapshot, forKey: snapshot.id) == nil {
+                arrived.append(snapshot.id)
+            }
         }
+    }
+
+    /// Takes in what arrived since the last tick. On `queue`.
+    private func takeArrived() {
+        let (ids, snapshots) = lock.withLock {
+            defer {
+                arrived = []
+                latest = [:]
+            }
+            return (arrived, latest)
+        }
+        for id in ids { record(snapshots[id]!) }
+        if !ids.isEmpty { dirty = true }
     }
 
     private func record(_ task: TaskSnapshot) {
@@ -81,9 +112,10 @@ final class LiveProgress: @unchecked Sendable {
         }
     }
 
-    /// Draws the final rows. Updates sent before this call are already queued ahead of it.
+    /// Draws the final rows, with every event handed over before this call.
     func stop() {
         queue.sync {
+            takeArrived()
             timer?.cancel()
             timer = nil
             clear()
@@ -93,6 +125,7 @@ final class LiveProgress: @unchecked Sendable {
     }
 
     private func redrawIfNeeded() {
+        takeArrived()
         guard dirty else { return }
         clear()
         draw()

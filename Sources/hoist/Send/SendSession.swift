@@ -65,7 +65,8 @@ final class SendSession: UploadEventMonitor, @unchecked Sendable {
     /// `nil` for all of them; a task it leaves out (an interrupted one, say)
     /// counts as not sent.
     func run(populate: (UploadEngine, JournalRecorder?) throws -> [TaskID]?) async -> ExitStatus {
-        let shown: [any UploadEventMonitor] = [self] + (history.map { [$0] } ?? [])
+        let shown: [any UploadEventMonitor] =
+            [self] + (history.map { [$0] } ?? []) + (progress.map { [$0] } ?? [])
         let journal = journalDirectory.flatMap { directory -> JournalRecorder? in
             do {
                 return JournalRecorder(
@@ -151,9 +152,8 @@ final class SendSession: UploadEventMonitor, @unchecked Sendable {
         return tally.succeeded == tally.total ? .ok : .uploadFailed
     }
 
-    /// Without live rows, only finished tasks print anything.
+    /// Only finished tasks print anything; the live rows take their own events.
     func wants(_ event: UploadEvent) -> Bool {
-        if progress != nil { return event.snapshot != nil }
         if case .finished = event { return true }
         return false
     }
@@ -164,8 +164,6 @@ final class SendSession: UploadEventMonitor, @unchecked Sendable {
 
     func handle(batch events: [UploadEvent]) {
         guard !closing else { return }
-        // One hop to the rows for the lot: 10,000 small files raise about 80,000 events.
-        progress?.update(events.compactMap(\.snapshot))
         for case .finished(let task) in events { show(task) }
     }
 
