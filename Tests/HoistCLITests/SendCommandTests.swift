@@ -86,6 +86,27 @@ import Testing
         }
     }
 
+    /// -T and -H are gathered as -F is: attached values, joined short flags
+    /// and `--long=value` keep their order (tasks in -T order, headers as given).
+    @Test func curlsSpellingsOfTAndHKeepTheirOrder() async throws {
+        try await withReceiver { receiver, _ in
+            let dir = TemporaryDirectory()
+            let files = ["a", "b", "c", "d"].map { dir.file("\($0).bin", text: $0) }
+            let result = try await hoist([
+                "send", receiver.baseURL + "/upload", "-v", "--json",
+                "-T", files[0], "-T\(files[1])", "--upload-file=\(files[2])", "-sT", files[3],
+                "-HX-A: 1", "-H", "X-B: 2", "--header=X-C: 3", "-vH", "X-D: 4",
+            ])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stdoutLines.count == 4)
+            #expect(result.stderr.contains("  1. a.bin\n  2. b.bin\n  3. c.bin\n  4. d.bin\n"), "\(result.stderr)")
+            #expect(
+                result.stderr.contains("> X-A: 1\n> X-B: 2\n> X-C: 3\n> X-D: 4\n> body: raw: \(files[3])"),
+                "\(result.stderr)")
+            #expect(receiver.requestCount == 4)
+        }
+    }
+
     @Test func stdinIsStreamedNotBuffered() async throws {
         try await withReceiver { receiver, _ in
             let total = 200 << 20

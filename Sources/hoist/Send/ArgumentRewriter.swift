@@ -3,92 +3,115 @@
 /// - `--json DOC` (a JSON body, as in curl) versus `--json` alone (JSON lines
 ///   on stdout): a following argument that starts like a JSON document or
 ///   `@file` is the body; anything else leaves `--json` a flag.
-/// - `-F`, `--form-string` and `--each` keep their relative order, which is
-///   the order of the parts on the wire: they are taken out, tagged, and
-///   handed over as one hidden `--form-parts` argument. The parser's work
-///   grows with the square of the arguments it sees (10,000 `-F` took 10 s),
-///   so a form of many parts is one argument to it.
-/// - `-Fname=value`, curl's attached value, and `-sF`, short flags joined
-///   to `-F`, are read as curl reads them.
+/// - The options a script may repeat thousands of times (`-F`,
+///   `--form-string`, `--each`, `-T`, `-H`) are taken out and handed over
+///   as one hidden argument per kind, their values joined in order. The
+///   parser's work grows with the square of the arguments it sees (10,000
+///   `-F` took 10 s). `-F`, `--form-string` and `--each` share one, tagged,
+///   so their relative order, the order of the parts on the wire, is kept.
+/// - `-Fname=value` (curl's attached value) and `-sF name=value` (short flags
+///   joined to the option) are read as curl reads them, for `-T` and `-H` too.
 enum ArgumentRewriter {
     static let literalTag = "\u{1}string:"
     static let eachTag = "\u{1}each:"
-    /// The hidden option that carries the form parts, joined by NUL (which no argument can hold).
-    static let formPartsOption = "--form-parts"
-    static let formPartsSeparator: Character = "\u{0}"
-    /// `hoist send`'s short flags that take no value, which may be joined to `-F` (`-sF`).
+    /// Joins the values in a hidden argument: no argument can hold a NUL.
+    static let separator: Character = "\u{0}"
+    /// The hidden options, as `SendCommand` and `RequestOptions` declare them.
+    static let formParts = "--form-parts"
+    static let uploadFileList = "--upload-file-list"
+    static let headerList = "--header-list"
+    /// `hoist send`'s short flags that take no value, which may be joined to a gathered option (`-sF`).
     static let shortFlags: Set<Character> = ["s", "v", "k"]
+
+    /// A repeatable option gathered into a hidden one.
+    private struct Gathered {
+        var short: Character?
+        var long: String
+        var hidden: String
+        var tag = ""
+    }
+    private static let gathered = [
+        Gathered(short: "F", long: "--form", hidden: formParts),
+        Gathered(long: "--form-string", hidden: formParts, tag: literalTag),
+        Gathered(long: "--each", hidden: formParts, tag: eachTag),
+        Gathered(short: "T", long: "--upload-file", hidden: uploadFileList),
+        Gathered(short: "H", long: "--header", hidden: headerList),
+    ]
 
     static func rewrite(_ arguments: [String]) -> [String] {
         guard arguments.first == "send" else { return arguments }
         var out: [String] = []
-        var parts: [String] = []
+        var values: [String: [String]] = [:]
         var index = 0
         var rest: ArraySlice<String> = []
         scan: while index < arguments.count {
             let argument = arguments[index]
             let next: String? = index + 1 < arguments.count ? arguments[index + 1] : nil
-            /// Takes `next` as a form part with `tag`; false when there is none.
-            func takeNext(tag: String) -> Bool {
+            /// Takes `next` as a value of `option`; false when there is none.
+            func takeNext(for option: Gathered) -> Bool {
                 guard let next else { return false }
-                parts.append(tag + next)
+                values[option.hidden, default: []].append(option.tag + next)
                 index += 1
                 return true
             }
-            switch argument {
-            case "--":
+            if argument == "--" {
                 rest = arguments[index...]
                 break scan
-            case "--json":
+            } else if argument == "--json" {
                 if let next, looksLikeJSONBody(next) {
                     out += ["--json-body", next]
                     index += 1
                 } else {
                     out.append("--json-output")
                 }
-            case "-F", "--form":
-                if !takeNext(tag: "") { out.append(argument) }
-            case "--form-string":
-                if !takeNext(tag: literalTag) { out.append(argument) }
-            case "--each":
-                if !takeNext(tag: eachTag) { out.append(argument) }
-            default:
-                if argument.hasPrefix("--json=") {
-                    out += ["--json-body", String(argument.dropFirst("--json=".count))]
-                } else if argument.hasPrefix("--form=") {
-                    parts.append(String(argument.dropFirst("--form=".count)))
-                } else if argument.hasPrefix("--form-string=") {
-                    parts.append(literalTag + argument.dropFirst("--form-string=".count))
-                } else if argument.hasPrefix("--each=") {
-                    parts.append(eachTag + argument.dropFirst("--each=".count))
-                } else if argument.hasPrefix("-F") {
-                    parts.append(String(argument.dropFirst(2)))
-                } else if let flags = joinedFlags(argument), takeNext(tag: "") {
-                    out.append(flags)
-                } else {
-                    out.append(argument)
-                }
+            } else if argument.hasPrefix("--json=") {
+                out += ["--json-body", String(argument.dropFirst("--json=".count))]
+            } else if let option = gathered.first(where: {
+                $0.long == argument || $0.short.map { "-\($0)" } == argument
+            }) {
+                if !takeNext(for: option) { out.append(argument) }
+            } else if let (option, value) = attachedValue(argument) {
+                values[option.hidden, default: []].append(option.tag + value)
+            } else if let (flags, option) = joinedFlags(argument), takeNext(for: option) {
+                out.append(flags)
+            } else {
+                out.append(argument)
             }
             index += 1
         }
-        if !parts.isEmpty {
-            out.insert(contentsOf: [formPartsOption, parts.joined(separator: String(formPartsSeparator))], at: 1)
+        var hidden: [String] = []
+        for name in [formParts, uploadFileList, headerList] {
+            if let joined = values[name] { hidden += [name, joined.joined(separator: String(separator))] }
         }
-        return out + rest
+        return ["send"] + hidden + out.dropFirst() + rest
     }
 
-    /// `-sF` → `-s`: short flags joined to a final `-F`, else nil.
-    private static func joinedFlags(_ argument: String) -> String? {
-        guard argument.count > 2, argument.hasPrefix("-"), !argument.hasPrefix("--"), argument.hasSuffix("F"),
+    /// `--form=value` and `-Fvalue`: an option with its value in the same argument.
+    private static func attachedValue(_ argument: String) -> (Gathered, String)? {
+        for option in gathered {
+            if argument.hasPrefix(option.long + "=") {
+                return (option, String(argument.dropFirst(option.long.count + 1)))
+            }
+            if let short = option.short, argument.count > 2, argument.hasPrefix("-\(short)") {
+                return (option, String(argument.dropFirst(2)))
+            }
+        }
+        return nil
+    }
+
+    /// `-sF` → (`-s`, -F): short flags joined to a final gathered option.
+    private static func joinedFlags(_ argument: String) -> (String, Gathered)? {
+        guard argument.count > 2, argument.hasPrefix("-"), !argument.hasPrefix("--"),
+            let last = argument.last, let option = gathered.first(where: { $0.short == last }),
             argument.dropFirst().dropLast().allSatisfy(shortFlags.contains)
         else { return nil }
-        return String(argument.dropLast())
+        return (String(argument.dropLast()), option)
     }
 
-    /// The form parts `rewrite` put in the hidden option, in command-line order.
-    static func formParts(_ joined: String?) -> [String] {
+    /// The values `rewrite` put in a hidden option, in command-line order.
+    static func values(_ joined: String?) -> [String] {
         guard let joined else { return [] }
-        return joined.split(separator: formPartsSeparator, omittingEmptySubsequences: false).map(String.init)
+        return joined.split(separator: separator, omittingEmptySubsequences: false).map(String.init)
     }
 
     static func looksLikeJSONBody(_ text: String) -> Bool {

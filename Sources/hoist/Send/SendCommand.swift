@@ -43,7 +43,7 @@ struct SendCommand: AsyncParsableCommand {
     var formParts: String?
 
     /// The form parts in command-line order.
-    var formArguments: [String] { ArgumentRewriter.formParts(formParts) + form }
+    var formArguments: [String] { ArgumentRewriter.values(formParts) + form }
 
     @Option(
         name: .customLong("form-string"),
@@ -77,7 +77,14 @@ struct SendCommand: AsyncParsableCommand {
         help: ArgumentHelp(
             "Send a file as the whole body (PUT unless -X says otherwise); repeatable, globs allowed, a task each.",
             valueName: "path"))
-    var uploadFiles: [String] = []
+    var uploadFile: [String] = []
+
+    /// Every `-T`, in order, as `ArgumentRewriter` hands them over.
+    @Option(name: .customLong("upload-file-list"), help: .hidden)
+    var uploadFileList: String?
+
+    /// The `-T` paths and globs in command-line order.
+    var uploadFiles: [String] { ArgumentRewriter.values(uploadFileList) + uploadFile }
 
     @Option(
         name: .customLong("base64-json"),

@@ -155,7 +155,14 @@ struct RequestOptions: ParsableArguments {
         help: ArgumentHelp(
             "An extra request header, or @file: one header per line (blank lines and # comments skipped).",
             valueName: "Name: value"))
-    var headers: [String] = []
+    var header: [String] = []
+
+    /// Every `-H` of `hoist send`, in order, as `ArgumentRewriter` hands them over.
+    @Option(name: .customLong("header-list"), help: .hidden)
+    var headerList: String?
+
+    /// The `-H` arguments in command-line order.
+    var headers: [String] { ArgumentRewriter.values(headerList) + header }
 
     @Option(
         name: .customLong("secret-header"),
