@@ -281,6 +281,11 @@ import Testing
             "file not found: /no/such/file.jpg (field \"f\")"
         ),
         (["send", "http://127.0.0.1:9/", "-F", "f=@/tmp"], "is a directory"),
+        // A -F value that starts like ArgumentRewriter's tag for --form-string stays a -F value, as in curl.
+        (
+            ["send", "http://127.0.0.1:9/", "-F", "\u{1}string:a=@/no/such/file"],
+            #"file not found: /no/such/file (field "\u{01}string:a")"#
+        ),
         (["send", "ftp://example.com/", "-F", "a=b"], "the scheme must be http or https"),
         (
             ["send", "example.com/upload", "-F", "a=b"],

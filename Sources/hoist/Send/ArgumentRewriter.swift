@@ -12,6 +12,9 @@
 /// - `-Fname=value` (curl's attached value) and `-sF name=value` (short flags
 ///   joined to the option) are read as curl reads them, for `-T` and `-H` too.
 enum ArgumentRewriter {
+    /// Which of the three a form part was (no argument from a user starts
+    /// with a control character by accident; one that does is tagged too).
+    static let formTag = "\u{1}form:"
     static let literalTag = "\u{1}string:"
     static let eachTag = "\u{1}each:"
     /// Joins the values in a hidden argument: no argument can hold a NUL.
@@ -31,7 +34,7 @@ enum ArgumentRewriter {
         var tag = ""
     }
     private static let gathered = [
-        Gathered(short: "F", long: "--form", hidden: formParts),
+        Gathered(short: "F", long: "--form", hidden: formParts, tag: formTag),
         Gathered(long: "--form-string", hidden: formParts, tag: literalTag),
         Gathered(long: "--each", hidden: formParts, tag: eachTag),
         Gathered(short: "T", long: "--upload-file", hidden: uploadFileList),

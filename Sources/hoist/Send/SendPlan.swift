@@ -180,6 +180,10 @@ struct SendPlan {
 
         static func parse(_ tagged: String) throws -> FormItem {
             do {
+                // Every gathered value has its tag, so a -F value that starts like a tag stays a -F value.
+                if tagged.hasPrefix(ArgumentRewriter.formTag) {
+                    return try curl(String(tagged.dropFirst(ArgumentRewriter.formTag.count)))
+                }
                 if tagged.hasPrefix(ArgumentRewriter.literalTag) {
                     return .part(
                         try CurlFormArgument.parseLiteral(String(tagged.dropFirst(ArgumentRewriter.literalTag.count)))
@@ -194,13 +198,18 @@ struct SendPlan {
                     return .each(
                         name: String(spec[..<equals]), pattern: String(spec[spec.index(equals, offsetBy: 2)...]))
                 }
-                let argument = try CurlFormArgument.parse(tagged)
-                // curl's own warnings (unknown modifier, trailing data after a quote...), as curl prints them.
-                for warning in argument.warnings { printError("hoist: warning: \(warning)") }
-                return .part(argument.part())
+                return try curl(tagged)
             } catch let error as CurlFormSyntaxError {
                 throw BadInput(error.description)
             }
+        }
+
+        /// A -F argument, read as curl reads it.
+        private static func curl(_ argument: String) throws -> FormItem {
+            let argument = try CurlFormArgument.parse(argument)
+            // curl's own warnings (unknown modifier, trailing data after a quote...), as curl prints them.
+            for warning in argument.warnings { printError("hoist: warning: \(warning)") }
+            return .part(argument.part())
         }
     }
 
