@@ -149,7 +149,7 @@ final class ResponseCollector: HTTPClientResponseDelegate, @unchecked Sendable {
     private func collected(_ head: HTTPResponseHead) -> CollectedResponse {
         CollectedResponse(
             status: Int(head.status.code),
-            headers: head.headers.map { HeaderField($0.name, $0.value) },
+            headers: head.headers.map { HeaderField($0.name, SharedHeaderValues.shared($0.value, of: $0.name)) },
             body: body,
             bodyBytesReceived: bodyBytesReceived,
             version: head.version.major >= 2
@@ -160,3 +160,28 @@ final class ResponseCollector: HTTPClientResponseDelegate, @unchecked Sendable {
 
 /// Thrown into a request that stayed idle too long.
 struct IdleTimeout: Error {}
+
+/// The values a server repeats from answer to answer (the type, the date of
+/// this second, the server's name), one copy for all the answers kept: the
+/// UI keeps every task's answer, and 10,000 small answers held about 1 MB of
+/// the same `application/json` and `Date` strings. Only headers that carry
+/// no secret are shared: a cookie or a challenge is never kept past its answer.
+enum SharedHeaderValues {
+    private static let lock = ThreadLock()
+    nonisolated(unsafe) private static var seen: Set<String> = []
+    private static let repeated: Set<String> = [
+        "content-type", "date", "server", "connection", "cache-control", "vary", "content-encoding",
+        "access-control-allow-origin", "x-content-type-options", "strict-transport-security", "keep-alive",
+    ]
+
+    static func shared(_ value: String, of name: String) -> String {
+        // Up to 15 bytes a string is stored inline: nothing to share.
+        guard value.utf8.count > 15, repeated.contains(name.lowercased()) else { return value }
+        return lock.withLock {
+            if let index = seen.firstIndex(of: value) { return seen[index] }
+            if seen.count >= 64 { seen.removeAll(keepingCapacity: true) }
+            seen.insert(value)
+            return value
+        }
+    }
+}

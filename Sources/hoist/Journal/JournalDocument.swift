@@ -239,8 +239,8 @@ struct JournalFile: Codable, Sendable, Equatable {
 }
 
 /// The UI's staging area: target, fields and headers, staged files.
-struct JournalWorkspace: Codable, Sendable, Equatable {
-    struct File: Codable, Sendable, Equatable {
+struct JournalWorkspace: Codable, Sendable, Hashable {
+    struct File: Codable, Sendable, Hashable {
         var path: String
         var field: String
         var filename: String?

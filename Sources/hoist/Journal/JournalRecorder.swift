@@ -43,10 +43,12 @@ final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
     private var logBytes = 0
     /// Restored tasks not resumed yet: their files as first queued.
     private var restored: Set<TaskID> = []
-    private var workspace: JournalWorkspace?
-    /// `workspace` encoded once, for every snapshot: 10,000 staged files
-    /// were encoded again at each compaction.
+    /// The UI's staging area, encoded once, for every snapshot: 10,000
+    /// staged files were encoded again at each compaction. Only its hash is
+    /// kept besides, to skip an unchanged one: the value itself was 0.8 MB
+    /// at 10,000 files, next to the 1.15 MB of its JSON.
     private var workspaceJSON: [UInt8] = Array("null".utf8)
+    private var workspaceHash: Int?
     /// The last request encoded without body and label: see `encode`.
     private var lastShell: (request: UploadRequest, members: [JSONValue.Member])?
     private var sequence = 0
@@ -139,8 +141,9 @@ final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
     func setWorkspace(_ new: JournalWorkspace?) {
         queue.async {
             let new = new?.isEmpty == false ? new : nil
-            guard !self.stopped, new != self.workspace else { return }
-            self.workspace = new
+            let hash = new?.hashValue
+            guard !self.stopped, hash != self.workspaceHash else { return }
+            self.workspaceHash = hash
             self.workspaceJSON = new.flatMap { try? JSONValue(encoding: $0).compactJSONBytes } ?? Array("null".utf8)
             self.append(.workspace(new), written: self.workspaceJSON)
         }
@@ -224,7 +227,7 @@ final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
         queue.sync {
             guard !stopped else { return }
             stopped = true
-            if tasks.isEmpty && workspace == nil {
+            if tasks.isEmpty && workspaceHash == nil {
                 writer.sync { store.remove() }
             } else if sequence > snapshotSequence {
                 let snapshot = document()
@@ -305,7 +308,7 @@ final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
     }
 
     private func takePending() -> Batch {
-        let batch = Batch(records: pending, removesJournal: tasks.isEmpty && workspace == nil)
+        let batch = Batch(records: pending, removesJournal: tasks.isEmpty && workspaceHash == nil)
         pending = []
         spilled = false
         if batch.removesJournal {
