@@ -54,9 +54,9 @@ final class LiveProgress: UploadEventMonitor, @unchecked Sendable {
 
     func handle(batch events: [UploadEvent]) {
         lock.withLock {
-            for case let snapshot? in events.lazy.map(\.snapshot)
-            where latest.updateValue(snapshot, forKey: snapshot.id) == nil {
-                arrived.append(snapshot.id)
+            for event in events {
+                guard let snapshot = event.snapshot else { continue }
+                if latest.updateValue(snapshot, forKey: snapshot.id) == nil { arrived.append(snapshot.id) }
             }
         }
     }
