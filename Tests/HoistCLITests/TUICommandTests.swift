@@ -2,6 +2,8 @@ import Foundation
 import TestSupport
 import Testing
 
+@testable import hoist
+
 /// `hoist tui` refuses bad input before it takes the screen, with exit status 2.
 @Suite struct TUICommandTests {
     func tui(_ arguments: [String], config: String? = nil) async throws -> RunResult {
@@ -10,6 +12,11 @@ import Testing
 
     @Test(arguments: [
         (["http://127.0.0.1:9/x", "/no/such/file.jpg"], "file not found: /no/such/file.jpg"),
+        // The files after the URL reach the parser as one word (ArgumentRewriter): the first missing
+        // one is still the first given, and a run of words that begins with an option's value still
+        // has its URL.
+        (["http://127.0.0.1:9/x", "/no/such/a.jpg", "/no/such/b.jpg"], "file not found: /no/such/a.jpg"),
+        (["--concurrency", "4", "http://127.0.0.1:9/x", "/no/such/c.jpg"], "file not found: /no/such/c.jpg"),
         (["http://127.0.0.1:9/x", "/tmp"], "is a directory"),
         (["http://exa mple.com/x"], "invalid URL"),
         (["front.jpg"], "file not found: front.jpg"),
@@ -78,5 +85,47 @@ import Testing
         result = try await tui(["--profile", "verify"], config: config.path)
         #expect(result.status == 2)
         #expect(result.stderr.contains("needs a terminal"))
+    }
+}
+
+/// `ArgumentRewriter` hands the UI's words to the parser as one argument, so
+/// it must know which options take the next word as their value: exactly
+/// those argument-parser knows (a new one left out would have its value
+/// taken as a file).
+@Suite struct UIArgumentWordsTests {
+    static func optionsWithValues(_ help: String) throws -> Set<String> {
+        let tool = try #require(try JSONSerialization.jsonObject(with: Data(help.utf8)) as? [String: Any])
+        let command = try #require(tool["command"] as? [String: Any])
+        let arguments = command["arguments"] as? [[String: Any]] ?? []
+        var found: Set<String> = []
+        for argument in arguments where argument["kind"] as? String == "option" {
+            for name in argument["names"] as? [[String: Any]] ?? [] {
+                let dashes = name["kind"] as? String == "short" ? "-" : "--"
+                if let text = name["name"] as? String { found.insert(dashes + text) }
+            }
+        }
+        return found
+    }
+
+    @Test func uiOptionsThatTakeAValueAreKnown() throws {
+        let known = try Self.optionsWithValues(TUICommand._dumpHelp()).union(Self.optionsWithValues(Hoist._dumpHelp()))
+        // argument-parser's own option of the root command, which its dump leaves out.
+        #expect(ArgumentRewriter.uiValueOptions == known.union(["--generate-completion-script"]))
+    }
+
+    @Test func theUIsWordsKeepTheirOrderAroundItsOptions() {
+        let rewritten = ArgumentRewriter.rewrite([
+            "https://x/up", "--concurrency", "2", "a.jpg", "-k", "b.jpg", "--", "-c.jpg",
+        ])
+        #expect(
+            rewritten == ["--file-list", "https://x/up\u{0}a.jpg\u{0}b.jpg\u{0}-c.jpg", "--concurrency", "2", "-k"])
+        #expect(
+            ArgumentRewriter.rewrite(["tui", "--profile", "ocr", "front.jpg"]) == [
+                "tui", "--profile", "ocr", "front.jpg",
+            ])
+        #expect(
+            ArgumentRewriter.rewrite(["--generate-completion-script", "bash"]) == [
+                "--generate-completion-script", "bash",
+            ])
     }
 }

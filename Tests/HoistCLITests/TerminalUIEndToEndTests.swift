@@ -69,6 +69,34 @@ import Testing
 
     /// `U` queues every staged file in one batch; a file gone since it was
     /// staged is named, and the others still go.
+    /// `hoist URL *.bin` over a folder of 10,000 files: one word per file for
+    /// the parser, whose work grows with the square of the words (1.7 s for
+    /// 10,000 in a release build, about 17 s in this debug one); the words now
+    /// reach it as one, in order, and the files show in 0.35 s.
+    @Test func tenThousandFilesOnTheCommandLineAreStagedInOrder() async throws {
+        let work = TemporaryDirectory()
+        let folder = work.directory("many")
+        for i in 0..<10_000 {
+            FileManager.default.createFile(atPath: folder + String(format: "/f%05d.bin", i), contents: Data([1]))
+        }
+        let tmux = try await Tmux.start(width: 120, height: 30, directory: folder)
+        defer { Task { await tmux.kill() } }
+        let started = ContinuousClock.now
+        try await tmux.type("\(hoistBinary) http://127.0.0.1:9/upload --concurrency 2 *.bin")
+        try await tmux.press("Enter")
+        let screen = try await tmux.waitFor("10,000 files staged", timeout: .seconds(60)) {
+            $0.text.contains("/10000 ·") && $0.text.contains("f00000.bin")
+        }
+        let took = ContinuousClock.now - started
+        let names = screen.compactMap { line in
+            line.range(of: #"f\d{5}\.bin"#, options: .regularExpression).map { String(line[$0]) }
+        }
+        #expect(
+            names.prefix(5) == ["f00000.bin", "f00001.bin", "f00002.bin", "f00003.bin", "f00004.bin"], "\(screen.text)")
+        #expect(took < .seconds(8), "\(took)")
+        try await tmux.press("q")
+    }
+
     @Test func eachFileAsATaskWithOneFileGone() async throws {
         try await withReceiver { receiver, saved in
             let work = TemporaryDirectory()

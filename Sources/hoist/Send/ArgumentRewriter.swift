@@ -11,6 +11,7 @@
 ///   so their relative order, the order of the parts on the wire, is kept.
 /// - `-Fname=value` (curl's attached value) and `-sF name=value` (short flags
 ///   joined to the option) are read as curl reads them, for `-T` and `-H` too.
+/// - The UI's files (`hoist URL *.jpg`, `hoist tui ...`) go in one hidden argument too.
 enum ArgumentRewriter {
     /// Which of the three a form part was (no argument from a user starts
     /// with a control character by accident; one that does is tagged too).
@@ -41,7 +42,14 @@ enum ArgumentRewriter {
         Gathered(short: "H", long: "--header", hidden: headerList),
     ]
 
+    /// The hidden option that carries the UI's files (`hoist URL *.jpg`), in order.
+    static let fileList = "--file-list"
+    /// The commands other than the UI, which `hoist` without a command opens.
+    private static let notTheUI: Set<String> = ["send", "resume", "receive", "demo", "history", "help"]
+
     static func rewrite(_ arguments: [String]) -> [String] {
+        if arguments.first == "tui" { return ["tui"] + gatherFiles(Array(arguments.dropFirst())) }
+        if let first = arguments.first, !notTheUI.contains(first) { return gatherFiles(arguments) }
         guard arguments.first == "send" else { return arguments }
         var out: [String] = []
         var values: [String: [String]] = [:]
@@ -87,6 +95,42 @@ enum ArgumentRewriter {
             if let joined = values[name] { hidden += [name, joined.joined(separator: String(separator))] }
         }
         return ["send"] + hidden + out.dropFirst() + rest
+    }
+
+    /// The options of `hoist [tui]` that take the next word as their value
+    /// (`uiOptionsThatTakeAValueAreKnown` checks this against argument-parser).
+    static let uiValueOptions: Set<String> = [
+        "--profile", "--concurrency", "--limit-rate", "--chunk-size", "--parallel-parts", "--endpoint", "--region",
+        "--aws-profile", "--part-size", "--part-concurrency", "--storage-class", "--acl", "--checksum",
+        "--content-type", fileList, "--generate-completion-script",
+    ]
+
+    /// The UI's words (`hoist URL *.jpg`: the URL and one word per file), all
+    /// in `--file-list`, in order; `TUICommand` takes the first as the URL
+    /// when it is one. What follows an option that takes a value is its value.
+    private static func gatherFiles(_ arguments: [String]) -> [String] {
+        var out: [String] = []
+        var words: [String] = []
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            if argument == "--" {
+                words += arguments[(index + 1)...]
+                break
+            }
+            if argument.hasPrefix("-") && argument.count > 1 {
+                out.append(argument)
+                if uiValueOptions.contains(argument), index + 1 < arguments.count {
+                    out.append(arguments[index + 1])
+                    index += 1
+                }
+            } else {
+                words.append(argument)
+            }
+            index += 1
+        }
+        guard words.count > 1 else { return arguments }
+        return [fileList, words.joined(separator: String(separator))] + out
     }
 
     /// `--form=value` and `-Fvalue`: an option with its value in the same argument.

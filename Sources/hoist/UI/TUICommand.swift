@@ -28,14 +28,16 @@ struct TUICommand: AsyncParsableCommand {
     @Argument(help: "Files to stage at start.")
     var files: [String] = []
 
+    /// The files `ArgumentRewriter` took out of the command line, in order.
+    @Option(name: .customLong("file-list"), help: .hidden)
+    var fileList: String?
+
     func run() async throws {
+        // The words in command-line order: as parsed, or all taken out by `ArgumentRewriter`.
+        var files = (url.map { [$0] } ?? []) + files + ArgumentRewriter.values(fileList)
         // `hoist tui --profile ocr front.jpg`: the first word is a file when it is not a URL.
-        var url = url
-        var files = files
-        if let first = url, !first.contains("://") {
-            files.insert(first, at: 0)
-            url = nil
-        }
+        var url: String?
+        if let first = files.first, first.contains("://") { url = files.removeFirst() }
         let loaded = try target.loadProfile()
         var flags = target.settings
         if let url {
