@@ -48,20 +48,29 @@ enum ArgumentRewriter {
     private static let notTheUI: Set<String> = ["send", "resume", "receive", "demo", "history", "help"]
 
     static func rewrite(_ arguments: [String]) -> [String] {
-        if arguments.first == "tui" { return ["tui"] + gatherFiles(Array(arguments.dropFirst())) }
-        if let first = arguments.first, !notTheUI.contains(first) { return gatherFiles(arguments) }
-        guard arguments.first == "send" else { return arguments }
+        switch arguments.first {
+        case "tui": return ["tui"] + gatherFiles(Array(arguments.dropFirst()))
+        case "send": return rewriteSend(arguments)
+        case let first? where !notTheUI.contains(first): return gatherFiles(arguments)
+        default: return arguments
+        }
+    }
+
+    private static func rewriteSend(_ arguments: [String]) -> [String] {
         var out: [String] = []
         var values: [String: [String]] = [:]
         var index = 0
         var rest: ArraySlice<String> = []
+        func add(_ value: String, for option: Gathered) {
+            values[option.hidden, default: []].append(option.tag + value)
+        }
         scan: while index < arguments.count {
             let argument = arguments[index]
             let next: String? = index + 1 < arguments.count ? arguments[index + 1] : nil
             /// Takes `next` as a value of `option`; false when there is none.
             func takeNext(for option: Gathered) -> Bool {
                 guard let next else { return false }
-                values[option.hidden, default: []].append(option.tag + next)
+                add(next, for: option)
                 index += 1
                 return true
             }
@@ -82,7 +91,7 @@ enum ArgumentRewriter {
             }) {
                 if !takeNext(for: option) { out.append(argument) }
             } else if let (option, value) = attachedValue(argument) {
-                values[option.hidden, default: []].append(option.tag + value)
+                add(value, for: option)
             } else if let (flags, option) = joinedFlags(argument), takeNext(for: option) {
                 out.append(flags)
             } else {

@@ -159,12 +159,8 @@ final class SendSession: UploadEventMonitor, @unchecked Sendable {
     }
 
     func handle(_ event: UploadEvent) {
-        handle(batch: [event])
-    }
-
-    func handle(batch events: [UploadEvent]) {
-        guard !closing else { return }
-        for case .finished(let task) in events { show(task) }
+        guard !closing, case .finished(let task) = event else { return }
+        show(task)
     }
 
     private func show(_ task: TaskSnapshot) {
