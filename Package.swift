@@ -85,6 +85,16 @@ let package = Package(
             path: "bench/EncodeBench"
         ),
         .executableTarget(
+            name: "hoist-bench-floor",
+            dependencies: [
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: "bench/FloorBench"
+        ),
+        .executableTarget(
             name: "hoist-bench-images",
             dependencies: ["ImagePrep"],
             path: "bench/ImageBench"

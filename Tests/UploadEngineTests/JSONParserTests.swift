@@ -26,6 +26,11 @@ import Testing
         let value = try parse(#""a\"b\\c\/d\n\t\u00e9\ud83d\ude80身份证""#)
         #expect(value == .string("a\"b\\c/d\n\té🚀身份证"))
         #expect(try parse(#""\ud800""#) == .string("\u{FFFD}"))
+        #expect(try parse(#""\u0000x""#) == .string("\u{0}x"))
+        #expect(try parse(#"["plain","身份证 正面.jpg"]"#) == .array([.string("plain"), .string("身份证 正面.jpg")]))
+        // Bytes that are not UTF-8, before or after an escape, are refused.
+        #expect(throws: JSONParser.Failure.self) { try JSONParser.parse([0x22, 0x5C, 0x6E, 0xFF, 0x22]) }
+        #expect(throws: JSONParser.Failure.self) { try JSONParser.parse([0x22, 0xC3, 0x5C, 0x6E, 0x22]) }
         #expect(JSONValue.string("q\"\n\u{01}").compactJSON == #""q\"\n\u0001""#)
     }
 

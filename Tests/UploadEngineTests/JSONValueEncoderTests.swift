@@ -48,6 +48,10 @@ import Testing
         UploadRequest(url: "http://h/", body: .multipart(MultipartForm(parts: []))),
         UploadRequest(
             url: "http://h/",
+            body: .multipart(
+                MultipartForm(parts: [.data("raw", [0, 255, 10], filename: "raw.bin"), .text("note", "\u{7F}é")]))),
+        UploadRequest(
+            url: "http://h/",
             body: .base64JSON(
                 Base64JSONBody(
                     fileField: "image", path: "/tmp/x.png", typeField: nil, fields: [FormField("id", "7")]))),
@@ -60,6 +64,26 @@ import Testing
         // The document Foundation writes (whose key order is its dictionary's).
         let foundation = try JSONParser.parse(Array(JSONEncoder().encode(request)))
         #expect(sortedKeys(try JSONParser.parse(bytes)) == sortedKeys(foundation))
+    }
+
+    /// The journal writes the common bodies by hand (`encodedJSON`): the
+    /// same text as the Encoder's, key order included, or nothing.
+    @Test(arguments: requests)
+    func bodiesWrittenByHandMatchTheEncoder(request: UploadRequest) throws {
+        let encoder = try JSONValue(encoding: request.body).compactJSON
+        switch request.body {
+        case .multipart(let form) where form.parts.contains { if case .stream = $0.content { true } else { false } }:
+            #expect(request.body.encodedJSON == nil)
+        case .multipart, .rawFile:
+            #expect(request.body.encodedJSON?.compactJSON == encoder)
+        default:
+            #expect(request.body.encodedJSON == nil)
+        }
+    }
+
+    @Test func fileSnapshotsWrittenByHandMatchTheEncoder() throws {
+        let snapshot = try #require(FileSnapshot(path: "/"))
+        #expect(snapshot.encodedJSON.compactJSON == (try JSONValue(encoding: snapshot).compactJSON))
     }
 
     @Test func numbersNestingAndNil() throws {

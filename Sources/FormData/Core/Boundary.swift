@@ -4,7 +4,7 @@ public struct Boundary: Sendable, Hashable, CustomStringConvertible, Codable {
 
     /// A fresh random boundary: 128 random bits as 32 hex digits after a fixed prefix.
     public static func random() -> Boundary {
-        var generator = SystemRandomNumberGenerator()
+        var generator = PooledRandomNumberGenerator()
         var text = Array("hoist-".utf8)
         text.reserveCapacity(text.count + 32)
         for word in [generator.next() as UInt64, generator.next() as UInt64] {

@@ -1,4 +1,5 @@
 import Dispatch
+import FormData
 import NIOConcurrencyHelpers
 import NIOCore
 
@@ -91,9 +92,10 @@ extension UploadEngine {
     }
 
     func completed(_ id: TaskID, attempt: Int, outcome: HTTPTransport.Outcome) {
+        var random = PooledRandomNumberGenerator()
         guard isCurrent(id, attempt: attempt), let record = records[id],
             case .finish(let response, let answeredEarly, let verdict)? = record.attemptMachine?.handle(
-                .completed(outcome, jitter: Double.random(in: 0...1), now: .now))
+                .completed(outcome, jitter: Double.random(in: 0...1, using: &random), now: .now))
         else { return }
         record.attempt = nil
         updateProgress(record, sent: record.attemptMachine!.bytesSent)

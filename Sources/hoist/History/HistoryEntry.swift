@@ -21,8 +21,11 @@ enum HistoryEntry {
         members.append(.init("files", .array(files(of: task.request.body).map(describe))))
         members.append(.init("response", responseSummary(task, secretFields: secretFields)))
         // Last, anything that holds a secret the request sent (an echoed
-        // token, a message quoting it) is masked wherever it is.
-        return Secrets.masked(.object(members), values: Secrets.values(in: task.request, marked: secretFields))
+        // token, a message quoting it) is masked wherever it is. The keys
+        // are the entry's own, none secret, and the answer's, masked above:
+        // with no secret sent there is nothing left to look for.
+        let values = Secrets.values(in: task.request, marked: secretFields)
+        return values.isEmpty ? .object(members) : Secrets.masked(.object(members), values: values)
     }
 
     private static func responseSummary(_ task: TaskSnapshot, secretFields: Set<String>) -> JSONValue {

@@ -10,6 +10,8 @@ final class HistoryRecorder: UploadEventMonitor, @unchecked Sendable {
     private let store: HistoryStore
     private let secretFields: @Sendable () -> Set<String>
     private var warned = false
+    /// The history's folder was made and checked, at the first append. On `queue`.
+    private var folderChecked = false
     /// Lines made but not yet written. Touched only on `queue`.
     private var pending: [String] = []
 
@@ -51,7 +53,8 @@ final class HistoryRecorder: UploadEventMonitor, @unchecked Sendable {
         let lines = pending
         pending = []
         do {
-            try store.append(lines)
+            try store.append(lines, folderChecked: folderChecked)
+            folderChecked = true
         } catch {
             guard !warned else { return }
             warned = true

@@ -25,16 +25,22 @@ struct HistoryStore: Sendable {
     /// Appends lines with one `write`, so two Hoist processes never
     /// interleave inside a line. Each append starts on a fresh line: a
     /// half line left by a failed write (disk full) is not glued to the
-    /// next entry. The folder is made when missing, and checked (XDG).
-    func append(_ lines: [String]) throws {
-        try XDG.makePrivateDirectories(AtomicFile.folder(of: path))
+    /// next entry. The folder is made when missing, and checked (XDG),
+    /// unless `folderChecked`: a recorder checks it at its first append, not
+    /// at each (four `mkdir`s and an `lstat` per batch of small uploads).
+    func append(_ lines: [String], folderChecked: Bool = false) throws {
+        if !folderChecked { try XDG.makePrivateDirectories(AtomicFile.folder(of: path)) }
         let fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw StateFileError.errno("cannot open", path) }
+        guard fd >= 0 else {
+            // The folder went away since it was checked: made again.
+            if folderChecked, errno == ENOENT { return try append(lines) }
+            throw StateFileError.errno("cannot open", path)
+        }
         var info = stat()
         if fstat(fd, &info) == 0, Int64(info.st_size) >= rotationBytes {
             close(fd)
             try rotate()
-            return try append(lines)
+            return try append(lines, folderChecked: folderChecked)
         }
         defer { close(fd) }
         var bytes: [UInt8] = []

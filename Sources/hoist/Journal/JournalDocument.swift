@@ -218,6 +218,11 @@ struct JournalFile: Codable, Sendable, Equatable {
         self.snapshot = snapshot
     }
 
+    /// As `JSONValue(encoding:)` gives it, made by hand: see `UploadRequest.Body.encodedJSON`.
+    var encodedJSON: JSONValue {
+        .object([.init("path", .string(path)), .init("snapshot", snapshot.encodedJSON)])
+    }
+
     /// Why the file is not what was queued: gone, replaced, resized or
     /// rewritten; `nil` when it is the same. The name leads, the full path
     /// follows on a line of its own.

@@ -412,9 +412,10 @@ final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
             lastShell = (shell, members)
         }
         typealias Key = JournalTask.CodingKeys
-        guard let members = lastShell?.members, let body = try? JSONValue(encoding: task.request.body),
-            let files = try? JSONValue(encoding: task.files)
+        guard let members = lastShell?.members,
+            let body = task.request.body.encodedJSON ?? (try? JSONValue(encoding: task.request.body))
         else { return [] }
+        let files = JSONValue.array(task.files.map(\.encodedJSON))
         var request = members.map { $0.key == "body" ? JSONValue.Member("body", body) : $0 }
         if let label = task.request.label { request.append(.init("label", .string(label))) }
         var wrapper: [JSONValue.Member] = [.init(Key.id.stringValue, .number(String(task.id)))]
