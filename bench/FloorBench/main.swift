@@ -2,16 +2,19 @@
 // read whole, wrapped in a one-part multipart body and POSTed, N at a time,
 // on the shared event loops, with nothing else of hoist's (no engine, no
 // journal, no history, no output). bench/floor.sh runs it beside curl -Z.
-// Usage: hoist-bench-floor URL CONCURRENCY FILE...
+// Usage: hoist-bench-floor [-k] URL CONCURRENCY FILE...   (-k: no certificate check)
 import AsyncHTTPClient
 import Glibc
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
+import NIOSSL
 
-let arguments = CommandLine.arguments
+var arguments = CommandLine.arguments
+let insecure = arguments.count > 1 && arguments[1] == "-k"
+if insecure { arguments.remove(at: 1) }
 guard arguments.count >= 4, let concurrency = Int(arguments[2]), concurrency > 0 else {
-    printError("usage: hoist-bench-floor URL CONCURRENCY FILE...")
+    printError("usage: hoist-bench-floor [-k] URL CONCURRENCY FILE...")
     exit(2)
 }
 @Sendable func printError(_ line: String) {
@@ -45,9 +48,11 @@ func body(of path: String) -> ByteBuffer {
     return buffer
 }
 
+var tls = TLSConfiguration.makeClientConfiguration()
+if insecure { tls.certificateVerification = .none }
 let client = HTTPClient(
     eventLoopGroupProvider: .shared(MultiThreadedEventLoopGroup.singleton),
-    configuration: .init(redirectConfiguration: .disallow, decompression: .disabled))
+    configuration: .init(tlsConfiguration: tls, redirectConfiguration: .disallow, decompression: .disabled))
 
 let failures = NIOLockedValueBox(0)
 let done = DispatchSemaphoreStandIn(value: 0)

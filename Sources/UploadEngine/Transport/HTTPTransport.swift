@@ -79,6 +79,7 @@ final class HTTPTransport: Sendable {
     private let clients = NIOLockedValueBox<[ClientKey: HTTPClient]?>([:])
     private let destinations = NIOLockedValueBox<[DestinationKey: Destination]>([:])
     private let eventLoopGroup: any EventLoopGroup
+    private let tickers = NIOLockedValueBox<[ObjectIdentifier: CollectorTicker]>([:])
 
     init(
         insecure: Bool, responseBodyCap: Int, environment: [String: String], fileSending: FileSending,
@@ -273,9 +274,10 @@ final class HTTPTransport: Sendable {
             request: httpRequest, delegate: collector, eventLoop: .delegate(on: eventLoop), deadline: deadline,
             logger: nil)
         attempt.attach(task)
+        let ticker = ticker(for: eventLoop)
         eventLoop.execute {
             collector.startWatchdog(
-                idle: TimeAmount(timeouts.idle), task: task, mustStop: streamer.reasonToStop)
+                idle: TimeAmount(timeouts.idle), task: task, ticker: ticker, mustStop: streamer.reasonToStop)
         }
         task.futureResult.hop(to: eventLoop).whenComplete { result in
             collector.stopTimers()
@@ -316,6 +318,16 @@ final class HTTPTransport: Sendable {
         _ = HTTPClient.Configuration(
             tlsConfiguration: TLSConfiguration.makeClientConfiguration(), redirectConfiguration: .disallow,
             decompression: .disabled)
+    }
+
+    /// The clock of the requests whose delegates run on `eventLoop`.
+    private func ticker(for eventLoop: any EventLoop) -> CollectorTicker {
+        tickers.withLockedValue { tickers in
+            if let ticker = tickers[ObjectIdentifier(eventLoop)] { return ticker }
+            let ticker = CollectorTicker(eventLoop: eventLoop)
+            tickers[ObjectIdentifier(eventLoop)] = ticker
+            return ticker
+        }
     }
 
     /// The pooled client for these settings; nil once the transport shut down.

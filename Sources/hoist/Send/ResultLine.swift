@@ -7,7 +7,8 @@ import UploadEngine
 enum ResultLine {
     static let bodyCap = 64 * 1024
 
-    static func json(for task: TaskSnapshot) -> String {
+    /// The line's UTF-8 bytes, without the newline.
+    static func json(for task: TaskSnapshot) -> [UInt8] {
         let response = task.response
         var members = self.members(for: task)
         members.append(.init("json", response?.json ?? .null))
@@ -19,7 +20,7 @@ enum ResultLine {
             }
         }
         members.append(.init("body", body))
-        return JSONValue.object(members).compactJSON
+        return JSONValue.object(members).compactJSONBytes
     }
 
     /// The fields every report of a finished task carries (`--json`, history).

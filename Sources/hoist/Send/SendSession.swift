@@ -161,12 +161,35 @@ final class SendSession: UploadEventMonitor, @unchecked Sendable {
     func handle(_ event: UploadEvent) {
         guard !closing, case .finished(let task) = event else { return }
         show(task)
+        flushLines()
+    }
+
+    /// The JSON lines of a batch go out in one `write`: one per task was a
+    /// tenth of the system calls of 1,000 small uploads.
+    func handle(batch events: [UploadEvent]) {
+        for event in events {
+            guard !closing, case .finished(let task) = event else { continue }
+            show(task)
+        }
+        flushLines()
+    }
+
+    /// JSON lines not written yet, when no live rows are drawn. On `queue`.
+    private var lines: [UInt8] = []
+
+    private func flushLines() {
+        guard !lines.isEmpty else { return }
+        writeOut(lines)
+        lines = []
     }
 
     private func show(_ task: TaskSnapshot) {
         switch output {
+        case .jsonLines where progress == nil:
+            lines += ResultLine.json(for: task)
+            lines.append(UInt8(ascii: "\n"))
         case .jsonLines:
-            between { writeOut(Array((ResultLine.json(for: task) + "\n").utf8)) }
+            between { writeOut(ResultLine.json(for: task) + [UInt8(ascii: "\n")]) }
         case .summary:
             between { printLine(ResultLine.summary(for: task)) }
         case .bodies(let destination):
@@ -177,6 +200,7 @@ final class SendSession: UploadEventMonitor, @unchecked Sendable {
         if let failure = task.failure.map({ "\($0)" }) ?? cancellation(task) {
             // A connection refused four times is not the same news as once.
             let attempts = task.failure != nil && task.attempts > 1 ? " (after \(task.attempts) attempts)" : ""
+            flushLines()  // stdout and stderr in the order they happened
             between { printError("hoist: \(task.id) \(task.request.displayName): \(failure)\(attempts)") }
         }
     }
