@@ -87,13 +87,17 @@ enum HistoryEntry {
         guard fstat(fd, &info) == 0 else { return (nil, nil) }
         let size = Int64(info.st_size)
         guard size <= hashLimit else { return (size, nil) }
-        var hasher = SHA256()
-        var buffer = [UInt8](repeating: 0, count: Int(min(max(size, 4096), 1 << 20)))
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { return (size, count == 0 ? Hex.lowercase(hasher.finalize()) : nil) }
-            buffer.withUnsafeBytes { hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+        // Not zeroed first: for small files that memset cost as much as the read.
+        return withUnsafeTemporaryAllocation(byteCount: Int(min(max(size, 4096), 1 << 20)), alignment: 16) { buffer in
+            var hasher = SHA256()
+            while true {
+                let count = read(fd, buffer.baseAddress, buffer.count)
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else {
+                    return (size, count == 0 ? hasher.finalize().withUnsafeBytes { Hex.lowercase($0) } : nil)
+                }
+                hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+            }
         }
     }
 }
