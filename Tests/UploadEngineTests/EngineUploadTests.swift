@@ -8,6 +8,53 @@ import Testing
 
 /// Real uploads through AsyncHTTPClient to the real Receiver on loopback.
 @Suite(.serialized) struct EngineUploadTests {
+    /// Asked to, the engine tells the size and SHA-256 of each file of a body
+    /// it read whole, as the server received them, in the `.finished` event
+    /// only; not for a body it streamed (over 256 KiB) or one in base64.
+    @Test func aFinishedEventTellsTheFilesItSentWhenAsked() async throws {
+        try await Harness.run(digestsSentFiles: true) { h in
+            let front = randomFile(h, "身份证 正面.jpg", size: 20_000, seed: 1)
+            let back = randomFile(h, "back.jpg", size: 1, seed: 2)
+            let big = randomFile(h, "big.bin", size: 300_000, seed: 3)
+            let small = try h.engine.add(
+                UploadRequest(
+                    url: h.url,
+                    body: .multipart(
+                        MultipartForm(parts: [
+                            .file("front", path: front.path), .text("id", "7"), .file("back", path: back.path),
+                        ]))))
+            let streamed = try h.engine.add(
+                UploadRequest(url: h.url, body: .multipart(MultipartForm(parts: [.file("big", path: big.path)]))))
+            let base64 = try h.engine.add(
+                UploadRequest(url: h.url, body: .base64JSON(Base64JSONBody(fileField: "image", path: back.path))))
+            for id in [small, streamed, base64] { #expect(try await h.finish(id).state == .succeeded) }
+            let upload = try received(try await h.finish(small))
+            let finished = h.events.all().compactMap { event -> TaskSnapshot? in
+                if case .finished(let task) = event { task } else { nil }
+            }
+            let told = try #require(finished.first { $0.id == small }?.sentFiles)
+            #expect(
+                told == [
+                    SentFile(size: 20_000, sha256: sha256(front.bytes)), SentFile(size: 1, sha256: sha256(back.bytes)),
+                ])
+            #expect(told.map(\.sha256) == upload.files.map(\.sha256))
+            #expect(finished.first { $0.id == streamed }?.sentFiles == nil)
+            #expect(finished.first { $0.id == base64 }?.sentFiles == nil)
+            // Not kept: the task as the engine lists it afterwards has none.
+            #expect(try await h.finish(small).sentFiles == nil)
+        }
+        try await Harness.run { h in
+            let file = randomFile(h, "a.bin", size: 100, seed: 4)
+            let id = try h.engine.add(
+                UploadRequest(url: h.url, body: .multipart(MultipartForm(parts: [.file("a", path: file.path)]))))
+            _ = try await h.finish(id)
+            let finished = h.events.all().compactMap { event -> TaskSnapshot? in
+                if case .finished(let task) = event { task } else { nil }
+            }
+            #expect(finished.count == 1 && finished[0].sentFiles == nil, "not asked, not told")
+        }
+    }
+
     @Test func multipartUploadArrivesIntact() async throws {
         try await Harness.run { h in
             let front = randomFile(h, "身份证 正面.jpg", size: 300_000, seed: 1)

@@ -46,6 +46,7 @@ struct Harness {
         configure: (inout ReceiverConfiguration) -> Void = { _ in },
         filesIn filesParent: String = "/tmp",
         keepsFinishedTasks: Bool = true,
+        digestsSentFiles: Bool = false,
         _ body: (Harness) async throws -> T
     ) async throws -> T {
         let saved = TemporaryDirectory()
@@ -58,7 +59,7 @@ struct Harness {
         let engine = UploadEngine(
             configuration: .init(
                 concurrency: concurrency, insecure: insecure, environment: [:], fileSending: fileSending,
-                keepsFinishedTasks: keepsFinishedTasks),
+                keepsFinishedTasks: keepsFinishedTasks, digestsSentFiles: digestsSentFiles),
             monitors: [events])
         let files = TemporaryDirectory(in: filesParent)
         let harness = Harness(receiver: receiver, engine: engine, events: events, files: files, saved: saved)

@@ -28,6 +28,8 @@ public struct TaskList: Sendable {
     /// Returns true when the task took another place in the list (it was moved).
     @discardableResult
     public mutating func apply(_ snapshot: TaskSnapshot) -> Bool {
+        var snapshot = snapshot
+        snapshot.sentFiles = nil  // the history's, not the list's: 10,000 tasks would keep them
         let old = byID.updateValue(Boxed(snapshot), forKey: snapshot.id)?.snapshot
         if let old { totals.subtract(old) }
         totals.add(snapshot)

@@ -97,6 +97,7 @@ extension UploadEngine {
             case .finish(let response, let answeredEarly, let verdict)? = record.attemptMachine?.handle(
                 .completed(outcome, jitter: Double.random(in: 0...1, using: &random), now: .now))
         else { return }
+        let sentFiles = record.attempt?.sentFiles.withLockedValue { $0 }
         record.attempt = nil
         updateProgress(record, sent: record.attemptMachine!.bytesSent)
         record.snapshot.progress.eta = nil
@@ -108,7 +109,7 @@ extension UploadEngine {
             emit(.stateChanged(records[id]!.snapshot))
             scheduleRetry(id, after: delay)
         case .finish?:
-            finished(id)
+            finished(id, sentFiles: sentFiles)
         default:
             break
         }

@@ -17,6 +17,10 @@ extension UploadEngine {
         /// or goes once its monitors have its last event (`hoist send`,
         /// which prints each result and keeps only the counts).
         public var keepsFinishedTasks: Bool
+        /// Whether a finished task tells the size and SHA-256 of each file it
+        /// sent, when its body was read whole (`TaskSnapshot.sentFiles`): for
+        /// a history, which would otherwise read every file a second time.
+        public var digestsSentFiles: Bool
 
         public init(
             concurrency: Int = 4,
@@ -25,9 +29,11 @@ extension UploadEngine {
             environment: [String: String] = ProcessInfo.processInfo.environment,
             fileSending: FileSending = .automatic,
             limitRate: Int64? = nil,
-            keepsFinishedTasks: Bool = true
+            keepsFinishedTasks: Bool = true,
+            digestsSentFiles: Bool = false
         ) {
             self.keepsFinishedTasks = keepsFinishedTasks
+            self.digestsSentFiles = digestsSentFiles
             self.limitRate = limitRate
             self.fileSending = fileSending
             self.concurrency = concurrency

@@ -65,7 +65,9 @@ extension UploadEngine {
         }
     }
 
-    func finished(_ id: TaskID) {
+    /// `sentFiles` go with the `.finished` event only: kept, they would
+    /// grow every finished task the UI lists.
+    func finished(_ id: TaskID, sentFiles: [SentFile]? = nil) {
         guard let record = records[id] else { return }
         multipartTasks.removeAll { $0 == id }
         if record.snapshot.state != .succeeded, !record.snapshot.preparedImages.isEmpty {
@@ -77,7 +79,9 @@ extension UploadEngine {
         removePreparedImages(record)
         record.attemptMachine = nil  // a retry makes a new one; a finished task keeps its result only
         record.snapshot.finishedAt = .now
-        emit(.finished(record.snapshot))
+        var snapshot = record.snapshot
+        snapshot.sentFiles = sentFiles
+        emit(.finished(snapshot))
         deliverOutbox()
         for waiter in waiters.removeValue(forKey: id) ?? [] { waiter.resume(returning: record.snapshot) }
         // Release or cancel the tasks that wait on this one.

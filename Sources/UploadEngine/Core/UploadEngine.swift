@@ -62,7 +62,8 @@ public final class UploadEngine: @unchecked Sendable {
             insecure: configuration.insecure,
             responseBodyCap: configuration.responseBodyCap,
             environment: configuration.environment,
-            fileSending: configuration.fileSending
+            fileSending: configuration.fileSending,
+            digestsSentFiles: configuration.digestsSentFiles
         )
         transport.limiter.bytesPerSecond = configuration.limitRate
     }

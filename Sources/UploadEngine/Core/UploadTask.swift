@@ -143,6 +143,17 @@ public struct UploadResponse: Sendable, Hashable {
     }
 }
 
+/// A file as it was sent: its length and SHA-256 (lowercase hex).
+public struct SentFile: Sendable, Hashable {
+    public var size: Int64
+    public var sha256: String
+
+    public init(size: Int64, sha256: String) {
+        self.size = size
+        self.sha256 = sha256
+    }
+}
+
 /// A task as the engine reports it: a value, safe to keep and compare.
 public struct TaskSnapshot: Sendable, Hashable, Identifiable {
     public let id: TaskID
@@ -180,6 +191,12 @@ public struct TaskSnapshot: Sendable, Hashable, Identifiable {
     public var note: String? = nil
     /// The images as they were prepared for sending, once they are.
     public var preparedImages: [PreparedImage] = []
+    /// The files of the body as the last attempt read them, in the body's
+    /// order: only in the `.finished` event, only when the engine was asked
+    /// (`Configuration.digestsSentFiles`) and the body was small enough to be
+    /// read whole before sending. The history uses them instead of reading
+    /// each file again.
+    public var sentFiles: [SentFile]? = nil
     public var addedAt: ContinuousClock.Instant
     public var startedAt: ContinuousClock.Instant?
     public var finishedAt: ContinuousClock.Instant?

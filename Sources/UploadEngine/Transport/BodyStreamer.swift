@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import CLinux
+import Crypto
 import FormData
 import Glibc
 import NIOConcurrencyHelpers
@@ -116,6 +117,33 @@ final class BodyStreamer: Sendable {
             }
         }
         return buffer
+    }
+
+    /// The size and SHA-256 of each file in `whole`, the body read whole;
+    /// `nil` when a file's bytes are not there as they are (base64, a stream).
+    static func sentFiles(of body: RequestBody, in whole: ByteBuffer) -> [SentFile]? {
+        var files: [SentFile] = []
+        var offset = 0
+        for segment in body.segments {
+            switch segment {
+            case .bytes(let bytes):
+                offset += bytes.count
+            case .file(let region):
+                let length = Int(region.length)
+                guard
+                    let sha256 = whole.withUnsafeReadableBytes({ all -> String? in
+                        guard offset + length <= all.count else { return nil }
+                        return SHA256.hash(data: UnsafeRawBufferPointer(rebasing: all[offset..<offset + length]))
+                            .withUnsafeBytes { Hex.lowercase($0) }
+                    })
+                else { return nil }
+                files.append(SentFile(size: region.length, sha256: sha256))
+                offset += length
+            case .base64, .stream:
+                return nil
+            }
+        }
+        return files
     }
 
     /// Reads a body of known, small length into one buffer. Blocking: call

@@ -39,6 +39,8 @@ final class HTTPTransport: Sendable {
     final class Attempt: Sendable {
         /// The body's exact length for this attempt; `nil` when chunked or not started.
         let contentLength = NIOLockedValueBox<Int64?>(nil)
+        /// The body's files as read whole for this attempt (`digestsSentFiles`).
+        let sentFiles = NIOLockedValueBox<[SentFile]?>(nil)
         private let task = NIOLockedValueBox<HTTPClient.Task<ResponseCollector.CollectedResponse>?>(nil)
         private let cancelled = NIOLockedValueBox(false)
 
@@ -71,6 +73,7 @@ final class HTTPTransport: Sendable {
     let insecure: Bool
     let responseBodyCap: Int
     let fileSending: FileSending
+    let digestsSentFiles: Bool
     /// The bandwidth budget every body shares.
     let limiter = RateLimiter()
     private let proxies: ProxySettings
@@ -83,9 +86,10 @@ final class HTTPTransport: Sendable {
 
     init(
         insecure: Bool, responseBodyCap: Int, environment: [String: String], fileSending: FileSending,
-        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+        digestsSentFiles: Bool = false, eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) {
         self.insecure = insecure
+        self.digestsSentFiles = digestsSentFiles
         self.fileSending = fileSending
         self.responseBodyCap = responseBodyCap
         self.proxies = ProxySettings.fromEnvironment(environment)
@@ -166,6 +170,9 @@ final class HTTPTransport: Sendable {
         } catch {
             callbacks.fail(.input(error))
             return attempt
+        }
+        if digestsSentFiles, let whole {
+            attempt.sentFiles.withLockedValue { $0 = BodyStreamer.sentFiles(of: body, in: whole) }
         }
         send(
             method: request.method.rawValue, url: request.url, headers: request.headers, body: body, whole: whole,

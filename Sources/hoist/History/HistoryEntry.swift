@@ -18,7 +18,10 @@ enum HistoryEntry {
         var members: [JSONValue.Member] = [.init("time", .string(iso8601(time)))]
         members += ResultLine.members(for: task)
         members.append(.init("method", .string(task.request.method.rawValue)))
-        members.append(.init("files", .array(files(of: task.request.body).map(describe))))
+        let files = files(of: task.request.body)
+        // As the engine read them to send (not for prepared images: the entry names the originals).
+        let sent = task.sentFiles.flatMap { $0.count == files.count && task.preparedImages.isEmpty ? $0 : nil }
+        members.append(.init("files", .array(files.indices.map { describe(files[$0], sent: sent?[$0]) })))
         members.append(.init("response", responseSummary(task, secretFields: secretFields)))
         // Last, anything that holds a secret the request sent (an echoed
         // token, a message quoting it) is masked wherever it is. The keys
@@ -65,9 +68,9 @@ enum HistoryEntry {
     /// Hoist never changes its working directory; asking once spares a getcwd per file.
     private static let workingDirectory = FileManager.default.currentDirectoryPath
 
-    private static func describe(_ file: (field: String, path: String)) -> JSONValue {
+    private static func describe(_ file: (field: String, path: String), sent: SentFile?) -> JSONValue {
         let absolute = file.path.hasPrefix("/") ? file.path : workingDirectory + "/" + file.path
-        let (size, digest) = sizeAndHash(file.path)
+        let (size, digest) = sent.map { ($0.size, $0.sha256) } ?? sizeAndHash(file.path)
         return .object([
             .init("field", .string(file.field)),
             .init("path", .string(absolute)),

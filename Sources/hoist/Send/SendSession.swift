@@ -83,7 +83,7 @@ final class SendSession: UploadEventMonitor, @unchecked Sendable {
         let engine = UploadEngine(
             configuration: .init(
                 concurrency: plan.concurrency, insecure: insecure, limitRate: plan.limitRate,
-                keepsFinishedTasks: false),
+                keepsFinishedTasks: false, digestsSentFiles: history != nil),
             monitors: journal.map { [$0] } ?? shown)
         engine.pause()
         if verbose {
