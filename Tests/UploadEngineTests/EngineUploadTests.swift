@@ -55,6 +55,31 @@ import Testing
         }
     }
 
+    /// The `.added` event carries each file as `add` checked it, in the
+    /// body's file order, for the journal; later events do not.
+    @Test func anAddedEventCarriesTheFilesAsChecked() async throws {
+        try await Harness.run { h in
+            let front = randomFile(h, "身份证 正面.jpg", size: 2_000, seed: 5)
+            let back = randomFile(h, "back.jpg", size: 10, seed: 6)
+            let request = UploadRequest(
+                url: h.url,
+                body: .multipart(
+                    MultipartForm(parts: [
+                        .file("front", path: front.path), .text("id", "7"), .file("back", path: back.path),
+                    ])))
+            let id = try h.engine.add(request)
+            _ = try await h.finish(id)
+            let events = h.events.all().filter { $0.snapshot?.id == id }
+            guard case .added(let added)? = events.first else {
+                Issue.record("no .added first")
+                return
+            }
+            #expect(added.fileSnapshots == [FileSnapshot(path: front.path)!, FileSnapshot(path: back.path)!])
+            #expect(request.body.filePaths == [front.path, back.path])
+            #expect(events.dropFirst().allSatisfy { $0.snapshot?.fileSnapshots == nil })
+        }
+    }
+
     @Test func multipartUploadArrivesIntact() async throws {
         try await Harness.run { h in
             let front = randomFile(h, "身份证 正面.jpg", size: 300_000, seed: 1)

@@ -29,7 +29,9 @@ public struct TaskList: Sendable {
     @discardableResult
     public mutating func apply(_ snapshot: TaskSnapshot) -> Bool {
         var snapshot = snapshot
-        snapshot.sentFiles = nil  // the history's, not the list's: 10,000 tasks would keep them
+        // The history's and the journal's, not the list's: 10,000 tasks would keep them.
+        snapshot.sentFiles = nil
+        snapshot.fileSnapshots = nil
         let old = byID.updateValue(Boxed(snapshot), forKey: snapshot.id)?.snapshot
         if let old { totals.subtract(old) }
         totals.add(snapshot)

@@ -149,10 +149,18 @@ public final class UploadEngine: @unchecked Sendable {
     struct Encoded {
         var contentLength: Int64?
         var body: RequestBody?
+        /// Its files as checked, for the `.added` event.
+        var fileSnapshots: [FileSnapshot]
 
         init(_ body: RequestBody, keeping: Bool = true) {
             contentLength = body.contentLength
             self.body = keeping ? body : nil
+            fileSnapshots = body.segments.compactMap { segment in
+                switch segment {
+                case .file(let region), .base64(let region): region.snapshot
+                case .bytes, .stream: nil
+                }
+            }
         }
     }
 
@@ -187,7 +195,9 @@ public final class UploadEngine: @unchecked Sendable {
         )
         records[id] = record
         index.added(id, priority: priority, sequence: record.sequence, dedupeHash: dedupeHash)
-        emit(.added(record.snapshot))
+        var added = record.snapshot
+        added.fileSnapshots = body.fileSnapshots
+        emit(.added(added))
         if let dependency {
             applyDependency(dependency, to: id)
         }

@@ -197,6 +197,10 @@ public struct TaskSnapshot: Sendable, Hashable, Identifiable {
     /// read whole before sending. The history uses them instead of reading
     /// each file again.
     public var sentFiles: [SentFile]? = nil
+    /// Each file of the body as stat saw it when `add` checked it, in
+    /// `request.body.filePaths` order: only in the `.added` event, for a
+    /// journal that would otherwise stat every file again.
+    public var fileSnapshots: [FileSnapshot]? = nil
     public var addedAt: ContinuousClock.Instant
     public var startedAt: ContinuousClock.Instant?
     public var finishedAt: ContinuousClock.Instant?

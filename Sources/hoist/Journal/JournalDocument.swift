@@ -211,6 +211,11 @@ struct JournalFile: Codable, Sendable, Equatable {
     var path: String
     var snapshot: FileSnapshot
 
+    init(path: String, snapshot: FileSnapshot) {
+        self.path = path
+        self.snapshot = snapshot
+    }
+
     /// The file as it is now, or `nil` when it cannot be stat'ed.
     init?(path: String) {
         guard let snapshot = FileSnapshot(path: path) else { return nil }

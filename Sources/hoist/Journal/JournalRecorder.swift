@@ -109,7 +109,7 @@ final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
         guard !stopped else { return pass(event) }
         switch event {
         case .added(let task):
-            if tasks[task.id] == nil { queued(JournalTask(task, files: Self.fingerprints(task.request)), id: task.id) }
+            if tasks[task.id] == nil { queued(JournalTask(task, files: Self.fingerprints(task)), id: task.id) }
         case .stateChanged(let task):
             // Retried after its end, or resumed after a restore: from now on
             // its files are what is sent.
@@ -432,6 +432,15 @@ final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
 
     private static func fingerprints(_ request: UploadRequest) -> [JournalFile] {
         request.body.filePaths.compactMap(JournalFile.init(path:))
+    }
+
+    /// A task just added: its files as the engine checked them, not stat'ed again.
+    private static func fingerprints(_ task: TaskSnapshot) -> [JournalFile] {
+        let paths = task.request.body.filePaths
+        guard let snapshots = task.fileSnapshots, snapshots.count == paths.count else {
+            return fingerprints(task.request)
+        }
+        return zip(paths, snapshots).map { JournalFile(path: $0, snapshot: $1) }
     }
 }
 
