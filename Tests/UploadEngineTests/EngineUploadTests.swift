@@ -27,7 +27,14 @@ import Testing
                 UploadRequest(url: h.url, body: .multipart(MultipartForm(parts: [.file("big", path: big.path)]))))
             let base64 = try h.engine.add(
                 UploadRequest(url: h.url, body: .base64JSON(Base64JSONBody(fileField: "image", path: back.path))))
-            for id in [small, streamed, base64] { #expect(try await h.finish(id).state == .succeeded) }
+            // Out of the page cache, the body is read on the thread pool instead: told all the same.
+            let cold = randomFile(h, "cold.bin", size: 5_000, seed: 7)
+            let descriptor = open(cold.path, O_RDONLY)
+            #expect(fsync(descriptor) == 0 && posix_fadvise(descriptor, 0, 0, POSIX_FADV_DONTNEED) == 0)
+            close(descriptor)
+            let uncached = try h.engine.add(
+                UploadRequest(url: h.url, body: .multipart(MultipartForm(parts: [.file("cold", path: cold.path)]))))
+            for id in [small, streamed, base64, uncached] { #expect(try await h.finish(id).state == .succeeded) }
             let upload = try received(try await h.finish(small))
             let finished = h.events.all().compactMap { event -> TaskSnapshot? in
                 if case .finished(let task) = event { task } else { nil }
@@ -40,6 +47,8 @@ import Testing
             #expect(told.map(\.sha256) == upload.files.map(\.sha256))
             #expect(finished.first { $0.id == streamed }?.sentFiles == nil)
             #expect(finished.first { $0.id == base64 }?.sentFiles == nil)
+            #expect(
+                finished.first { $0.id == uncached }?.sentFiles == [SentFile(size: 5_000, sha256: sha256(cold.bytes))])
             // Not kept: the task as the engine lists it afterwards has none.
             #expect(try await h.finish(small).sentFiles == nil)
         }

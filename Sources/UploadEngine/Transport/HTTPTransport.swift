@@ -176,7 +176,7 @@ final class HTTPTransport: Sendable {
         }
         send(
             method: request.method.rawValue, url: request.url, headers: request.headers, body: body, whole: whole,
-            timeouts: request.timeouts, attempt: attempt, callbacks: callbacks)
+            timeouts: request.timeouts, attempt: attempt, digests: digestsSentFiles, callbacks: callbacks)
         return attempt
     }
 
@@ -193,9 +193,10 @@ final class HTTPTransport: Sendable {
         return attempt
     }
 
+    /// `digests`: the attempt tells the files it sent (`Attempt.sentFiles`) when it reads the body whole.
     private func send(
         method: String, url: String, headers fields: [HeaderField], body: RequestBody?, whole: ByteBuffer?,
-        timeouts: Timeouts, attempt: Attempt, callbacks: Callbacks
+        timeouts: Timeouts, attempt: Attempt, digests: Bool = false, callbacks: Callbacks
     ) {
         let started = ContinuousClock.now
         let destination: Destination
@@ -244,14 +245,20 @@ final class HTTPTransport: Sendable {
             if let length = body.contentLength, length <= BodyStreamer.smallBodyLimit {
                 // Read first, then send one buffer: for a small body one write
                 // costs less than sendfile's set-up or a stream of writes.
-                NIOThreadPool.singleton.runIfActive(eventLoop: eventLoop) { try BodyStreamer.readWhole(body) }
-                    .whenComplete { result in
-                        switch result {
-                        case .success(let buffer): execute(.byteBuffer(buffer))
-                        case .failure(let error as FormDataError): callbacks.fail(.input(error))
-                        case .failure(let error): callbacks.fail(.other("\(error)"))
-                        }
+                NIOThreadPool.singleton.runIfActive(eventLoop: eventLoop) {
+                    let buffer = try BodyStreamer.readWhole(body)
+                    if digests {
+                        attempt.sentFiles.withLockedValue { $0 = BodyStreamer.sentFiles(of: body, in: buffer) }
                     }
+                    return buffer
+                }
+                .whenComplete { result in
+                    switch result {
+                    case .success(let buffer): execute(.byteBuffer(buffer))
+                    case .failure(let error as FormDataError): callbacks.fail(.input(error))
+                    case .failure(let error): callbacks.fail(.other("\(error)"))
+                    }
+                }
                 return
             }
         }
