@@ -1,6 +1,6 @@
 /// A decoded JSON document that keeps the server's key order and number
 /// spelling, so the UI can show it as the server wrote it.
-public indirect enum JSONValue: Sendable, Hashable {
+public enum JSONValue: Sendable, Hashable {
     case object([Member])
     case array([JSONValue])
     case string(String)
@@ -118,11 +118,17 @@ public indirect enum JSONValue: Sendable, Hashable {
             }
             out.append(UInt8(ascii: "]"))
         case .string(let value): JSONValue.writeQuoted(value, to: &out)
-        case .number(let literal): out += literal.utf8
-        case .bool(let flag): out += (flag ? "true" : "false").utf8
-        case .null: out += "null".utf8
+        case .number(let literal):
+            var literal = literal
+            literal.withUTF8 { out.append(contentsOf: $0) }  // one copy, not a byte at a time
+        case .bool(let flag): out += flag ? JSONValue.trueBytes : JSONValue.falseBytes
+        case .null: out += JSONValue.nullBytes
         }
     }
+
+    private static let trueBytes = Array("true".utf8)
+    private static let falseBytes = Array("false".utf8)
+    private static let nullBytes = Array("null".utf8)
 
     /// A JSON string literal: `"`, `\` and the C0 controls escaped, the rest as UTF-8;
     /// DEL and the C1 controls too, so the line is safe to print to a terminal.
@@ -131,6 +137,8 @@ public indirect enum JSONValue: Sendable, Hashable {
         var text = text
         out.append(UInt8(ascii: "\""))
         text.withUTF8 { bytes in
+            // Most strings need no escape: one scan, one copy.
+            guard bytes.contains(where: mayNeedEscape) else { return out.append(contentsOf: bytes) }
             var run = 0
             var index = 0
             while index < bytes.count {
@@ -165,6 +173,12 @@ public indirect enum JSONValue: Sendable, Hashable {
     }
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    /// A byte `writeQuoted` escapes, or 0xC2, which starts U+0080–U+00BF
+    /// (escaped up to U+009F).
+    private static func mayNeedEscape(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == 0x7F || byte == 0xC2
+    }
 
     /// The text with JSON string escapes, without the quotes: `"`, `\`,
     /// `\n`, `\r`, `\t`, and `\uXXXX` for other scalars that `needsEscape`
