@@ -171,9 +171,6 @@ final class HTTPTransport: Sendable {
             callbacks.fail(.input(error))
             return attempt
         }
-        if digestsSentFiles, let whole {
-            attempt.sentFiles.withLockedValue { $0 = BodyStreamer.sentFiles(of: body, in: whole) }
-        }
         send(
             method: request.method.rawValue, url: request.url, headers: request.headers, body: body, whole: whole,
             timeouts: request.timeouts, attempt: attempt, digests: digestsSentFiles, callbacks: callbacks)
@@ -199,6 +196,9 @@ final class HTTPTransport: Sendable {
         timeouts: Timeouts, attempt: Attempt, digests: Bool = false, callbacks: Callbacks
     ) {
         let started = ContinuousClock.now
+        if digests, let body, let whole {
+            attempt.sentFiles.withLockedValue { $0 = BodyStreamer.sentFiles(of: body, in: whole) }
+        }
         let destination: Destination
         do {
             destination = try self.destination(url: url, method: method)
