@@ -47,7 +47,7 @@ public struct Boundary: Sendable, Hashable, CustomStringConvertible, Codable {
     /// The Content-Type header value, quoting the boundary when RFC 2045 requires it.
     public var contentTypeHeaderValue: String {
         // RFC 2045's tspecials, by a switch: searching an array for each byte was
-        // a fifth of the work of checking a small upload's body.
+        // a quarter of the work of checking a small upload's body.
         let needsQuotes = value.utf8.contains { byte in
             switch byte {
             case UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "@"),
