@@ -158,19 +158,13 @@ final class SendSession: UploadEventMonitor, @unchecked Sendable {
         return false
     }
 
-    func handle(_ event: UploadEvent) {
-        guard !closing, case .finished(let task) = event else { return }
-        show(task)
-        flushLines()
-    }
+    func handle(_ event: UploadEvent) { handle(batch: [event]) }
 
     /// The JSON lines of a batch go out in one `write`: one per task was a
     /// tenth of the system calls of 1,000 small uploads.
     func handle(batch events: [UploadEvent]) {
-        for event in events {
-            guard !closing, case .finished(let task) = event else { continue }
-            show(task)
-        }
+        guard !closing else { return }
+        for case .finished(let task) in events { show(task) }
         flushLines()
     }
 
