@@ -13,9 +13,15 @@ final class EventLog: UploadEventMonitor, @unchecked Sendable {
     let queue = DispatchQueue(label: "test.events")
     private let lock = NIOLock()
     private var events: [UploadEvent] = []
+    /// When each event arrived, for rates.
+    private var arrivals: [ContinuousClock.Instant] = []
 
     func handle(_ event: UploadEvent) {
-        lock.withLock { events.append(event) }
+        let now = ContinuousClock.now
+        lock.withLock {
+            events.append(event)
+            arrivals.append(now)
+        }
     }
 
     /// Waits for events already sent to be delivered, then returns them.
@@ -26,6 +32,17 @@ final class EventLog: UploadEventMonitor, @unchecked Sendable {
 
     func snapshots(of id: TaskID) -> [TaskSnapshot] {
         all().compactMap(\.snapshot).filter { $0.id == id }
+    }
+
+    /// The bytes `id` had sent at each of its events, and when the event arrived.
+    func progress(of id: TaskID) -> [(at: ContinuousClock.Instant, bytes: Int64)] {
+        queue.sync {}
+        return lock.withLock {
+            zip(events, arrivals).compactMap { event, at in
+                guard let snapshot = event.snapshot, snapshot.id == id else { return nil }
+                return (at, snapshot.progress.bytesSent)
+            }
+        }
     }
 }
 
