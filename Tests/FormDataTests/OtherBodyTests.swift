@@ -31,7 +31,7 @@ import Testing
         #expect(body.contentType == "image/png")
         #expect(try body.bytes() == [1, 2, 3])
         #expect(try RequestBody.rawFile(path: dir.file("x.unknownext", [9])).contentType == "application/octet-stream")
-        #expect(throws: FormDataError.fileNotFound(field: "nope.bin", path: dir.path + "/nope.bin")) {
+        #expect(throws: FormDataError.fileNotFound(field: "", path: dir.path + "/nope.bin")) {
             try RequestBody.rawFile(path: dir.path + "/nope.bin")
         }
     }

@@ -245,6 +245,32 @@ import Testing
         }
     }
 
+    /// A URL that is not a tus endpoint (here a form handler: no Tus-Version
+    /// to OPTIONS, 200 to any POST) is named as such, not as a server bug.
+    @Test func aCreationWithoutAnUploadURLSaysWhy() {
+        func create(answering status: Int, _ headers: [HeaderField]) -> TusUploadStateMachine.Step {
+            var (m, file) = machine()
+            _ = m.handle(.start(file: file))
+            _ = m.handle(.answered(status: 405, headers: []))
+            return m.handle(.answered(status: status, headers: headers))
+        }
+        #expect(
+            create(answering: 200, []).next
+                == .fail(
+                    .protocolError(
+                        "the server answered HTTP 200 OK with no Location, not 201 Created with the upload's URL:"
+                            + " the URL does not look like a tus creation endpoint")))
+        #expect(
+            create(answering: 201, []).next
+                == .fail(
+                    .protocolError("the server created the upload (HTTP 201 Created) but its answer has no Location")))
+        #expect(
+            create(answering: 201, [HeaderField("Location", "ftp://elsewhere/1")]).next
+                == .fail(
+                    .protocolError(
+                        "the server created the upload but its Location \"ftp://elsewhere/1\" is not an http(s) URL")))
+    }
+
     @Test func versionsLimitsAndMediaTypeAreNamedFailures() {
         var (m, file) = machine(size: 5000)
         _ = m.handle(.start(file: file))

@@ -25,17 +25,17 @@ public enum FormDataError: Error, Hashable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case let .fileNotFound(field, path):
-            return "file not found: \(path) (field \(quoted(field)))"
+            return "file not found: \(path)\(ofField(field))"
         case let .isDirectory(field, path):
-            return "is a directory, not a file: \(path) (field \(quoted(field)))"
+            return "is a directory, not a file: \(path)\(ofField(field))"
         case let .permissionDenied(field, path):
             return
-                "permission denied: \(path) (field \(quoted(field))): make it readable or run as a user who can read it"
+                "permission denied: \(path)\(ofField(field)): make it readable or run as a user who can read it"
         case let .notRegularFile(field, path, kind):
             return
-                "not a regular file: \(path) is \(kind) (field \(quoted(field))); send it as a stream of unknown length instead"
+                "not a regular file: \(path) is \(kind)\(ofField(field)); send it as a stream of unknown length instead"
         case let .cannotOpen(field, path, reason):
-            return "cannot open \(path) (field \(quoted(field))): \(reason)"
+            return "cannot open \(path)\(ofField(field)): \(reason)"
         case let .invalidBoundary(boundary, reason):
             return "invalid multipart boundary \(quoted(boundary)): \(reason)"
         case let .boundaryInContent(field):
@@ -50,9 +50,9 @@ public enum FormDataError: Error, Hashable, Sendable, CustomStringConvertible {
             return
                 "header \(quoted(header)) of field \(quoted(field)) is set by Hoist; use the part's name and filename instead"
         case let .fileChanged(field, path, detail):
-            return "file changed while uploading: \(path) (field \(quoted(field))): \(detail)"
+            return "file changed while uploading: \(path)\(ofField(field)): \(detail)"
         case let .readFailed(field, path, reason):
-            return "cannot read \(path) (field \(quoted(field))): \(reason)"
+            return "cannot read \(path)\(ofField(field)): \(reason)"
         case let .tooLargeForMemory(limit):
             return "body is larger than the in-memory limit of \(limit) bytes; stream it or write it to a file"
         case let .writeFailed(path, reason):
@@ -65,4 +65,10 @@ public enum FormDataError: Error, Hashable, Sendable, CustomStringConvertible {
 /// hostile name cannot break the terminal line it is printed on.
 func quoted(_ text: String) -> String {
     String(reflecting: text)
+}
+
+/// ` (field "name")` after a path; nothing for a file sent as the whole body
+/// (`-T`, tus, S3), which has no field.
+func ofField(_ field: String) -> String {
+    field.isEmpty ? "" : " (field \(quoted(field)))"
 }

@@ -47,7 +47,7 @@ public struct Base64JSONBody: Sendable, Hashable, Codable {
 extension RequestBody {
     /// A file sent as the whole body, typed by its extension (or explicitly).
     public static func rawFile(path: String, contentType: String? = nil) throws(FormDataError) -> RequestBody {
-        let region = try FileRegion.wholeFile(path: path, field: baseName(of: path))
+        let region = try FileRegion.wholeFile(path: path, field: "")
         var layout = Layout()
         layout.append(file: region)
         return RequestBody(contentType: contentType ?? MIMETypes.type(forFilename: path), segments: layout.finish())

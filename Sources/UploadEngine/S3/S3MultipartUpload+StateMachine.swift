@@ -160,7 +160,7 @@ struct S3MultipartStateMachine: Sendable {
             resumedFrom = nil
             if let upload,
                 let changed = UploadFailure.fileChanged(
-                    since: upload.file, now: current, field: "s3", path: path,
+                    since: upload.file, now: current, field: "", path: path,
                     so: "since its multipart upload was created, so it is not completed")
             {
                 return fail(changed)

@@ -38,7 +38,7 @@ extension UploadEngine {
         }
         let file: FileSnapshot
         do {
-            file = try FileRegion.wholeFile(path: path, field: "s3").snapshot
+            file = try FileRegion.wholeFile(path: path, field: "").snapshot
         } catch {
             return finishS3(id, attempt: number, .failure(.input(error)))
         }
@@ -55,7 +55,7 @@ extension UploadEngine {
             beginResumable(record, attempt: number, totalBytes: file.size, offset: 0)
             return putObject(
                 id, attempt: number,
-                region: FileRegion(path: path, field: "s3", offset: 0, length: file.size, snapshot: file))
+                region: FileRegion(path: path, field: "", offset: 0, length: file.size, snapshot: file))
         }
         if record.s3 == nil {
             let partSize: Int64
@@ -369,7 +369,7 @@ extension UploadEngine {
     private static func partRegion(_ machine: S3MultipartStateMachine, _ range: Range<Int64>) -> FileRegion? {
         guard let file = machine.upload?.file else { return nil }
         return FileRegion(
-            path: machine.path, field: "s3", offset: range.lowerBound, length: Int64(range.count), snapshot: file)
+            path: machine.path, field: "", offset: range.lowerBound, length: Int64(range.count), snapshot: file)
     }
 
     /// The request line, headers (unsigned yet) and body of an exchange.

@@ -121,7 +121,7 @@ struct TusUploadStateMachine: Sendable {
             offsetKnown = false
             if let upload,
                 let changed = UploadFailure.fileChanged(
-                    since: upload.file, now: current, field: "tus", path: path,
+                    since: upload.file, now: current, field: "", path: path,
                     so: "since its tus upload was created, so it is not appended to \(upload.uploadURL)")
             {
                 return fail(changed)
@@ -295,7 +295,7 @@ struct TusUploadStateMachine: Sendable {
             return unexpected(status)
         }
         guard let location = headers.value(of: "Location"), let url = Self.resolve(location, against: endpoint) else {
-            return fail(.protocolError("the server created the upload but its answer has no usable Location"))
+            return fail(.protocolError(Self.noUpload(status: status, location: headers.value(of: "Location"))))
         }
         var offset: Int64 = 0
         offsetKnown = true
@@ -432,6 +432,21 @@ struct TusUploadStateMachine: Sendable {
     private mutating func unexpected(_ status: Int) -> Step {
         offsetKnown = false
         return fail(.httpStatus(status, message: nil))
+    }
+
+    /// A creation answered without an upload URL: most often a URL that is
+    /// not a tus endpoint at all (a form handler answers 200 to any POST).
+    static func noUpload(status: Int, location: String?) -> String {
+        let answer = "HTTP \(status) \(HTTPStatusText.reason(status))"
+        if let location {
+            return
+                "the server created the upload but its Location \(String(reflecting: location)) is not an http(s) URL"
+        }
+        guard status == 201 else {
+            return "the server answered \(answer) with no Location, not 201 Created with the upload's URL:"
+                + " the URL does not look like a tus creation endpoint"
+        }
+        return "the server created the upload (\(answer)) but its answer has no Location"
     }
 
     private static func tooLarge(_ length: Int64, max: Int64) -> String {

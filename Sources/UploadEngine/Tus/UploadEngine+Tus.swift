@@ -17,7 +17,7 @@ extension UploadEngine {
         switch request.body {
         case .rawFile(let path, _):
             do {
-                file = try FileRegion.wholeFile(path: path, field: "tus").snapshot
+                file = try FileRegion.wholeFile(path: path, field: "").snapshot
             } catch {
                 return finishTus(id, attempt: number, .failure(.input(error)))
             }
@@ -112,7 +112,7 @@ extension UploadEngine {
         }
         let path = machine.path
         func fileRegion(_ range: Range<Int64>) -> FormData.FileRegion {
-            FileRegion(path: path, field: "tus", offset: range.lowerBound, length: Int64(range.count), snapshot: file)
+            FileRegion(path: path, field: "", offset: range.lowerBound, length: Int64(range.count), snapshot: file)
         }
         let region = fileRegion(chunk)
         let body = RequestBody(contentType: "application/offset+octet-stream", segments: [.file(region)])
