@@ -196,9 +196,6 @@ final class HTTPTransport: Sendable {
         timeouts: Timeouts, attempt: Attempt, digests: Bool = false, callbacks: Callbacks
     ) {
         let started = ContinuousClock.now
-        if digests, let body, let whole {
-            attempt.sentFiles.withLockedValue { $0 = BodyStreamer.sentFiles(of: body, in: whole) }
-        }
         let destination: Destination
         do {
             destination = try self.destination(url: url, method: method)
@@ -240,8 +237,14 @@ final class HTTPTransport: Sendable {
         guard let body else { return execute(nil) }
         // Under a rate limit every body streams through the limiter, even one read whole.
         let limited = limiter.bytesPerSecond != nil
+        if let whole {
+            execute(limited ? streamer.makeBody(on: eventLoop) : .byteBuffer(whole))
+            // Hashed once the request is handed over, so the hash overlaps its
+            // writing; the attempt's end comes after it, on this same queue.
+            if digests { attempt.sentFiles.withLockedValue { $0 = BodyStreamer.sentFiles(of: body, in: whole) } }
+            return
+        }
         if !limited {
-            if let whole { return execute(.byteBuffer(whole)) }
             if let length = body.contentLength, length <= BodyStreamer.smallBodyLimit {
                 // Read first, then send one buffer: for a small body one write
                 // costs less than sendfile's set-up or a stream of writes.
