@@ -82,8 +82,11 @@ extension UploadEngine {
         var snapshot = record.snapshot
         snapshot.sentFiles = sentFiles
         emit(.finished(snapshot))
-        deliverOutbox()
-        for waiter in waiters.removeValue(forKey: id) ?? [] { waiter.resume(returning: record.snapshot) }
+        // Handed over now only for a caller about to wake up; else at the end
+        // of this turn, after the next upload has been started.
+        let waiting = waiters.removeValue(forKey: id) ?? []
+        if !waiting.isEmpty { deliverOutbox() }
+        for waiter in waiting { waiter.resume(returning: record.snapshot) }
         // Release or cancel the tasks that wait on this one.
         tell(
             dependencies.handle(.finished(id, state: record.snapshot.state, name: record.snapshot.request.displayName)))
