@@ -78,4 +78,40 @@ import Testing
             #expect(notAFolder.stderr.contains("\(root.path)/nothing is not a folder"), "\(notAFolder.stderr)")
         }
     }
+    /// A wildcard in the last component only is matched from the folder's
+    /// entries (no stat per match), with glob(3)'s rules: no leading dot
+    /// unless asked, folders left out, links followed to what they point at.
+    @Test func aGlobInOneFolderMatchesAsGlobDoes() async throws {
+        let root = TemporaryDirectory()
+        _ = root.directory("d")
+        _ = root.directory("d/sub.bin")
+        for name in ["a.bin", "b.bin", ".hidden.bin", "c.txt", "x[1].bin", "身份证 正面.bin"] {
+            root.file("d/" + name, text: name)
+        }
+        symlink(root.sub("d/a.bin"), root.sub("d/link-file.bin"))
+        symlink(root.sub("d/sub.bin"), root.sub("d/link-dir.bin"))
+        func order(_ pattern: String) async throws -> [String] {
+            let result = try await hoist(
+                [
+                    "send", "http://127.0.0.1:9/", "--each", "f=@" + pattern, "-v", "--retries", "0", "--no-history",
+                    "--no-journal",
+                ])
+            return result.stderr.split(separator: "\n").compactMap { line in
+                guard let dot = line.firstIndex(of: "."), line.hasPrefix("  "),
+                    Int(line[..<dot].trimmingCharacters(in: .whitespaces)) != nil
+                else { return nil }
+                return String(line[line.index(dot, offsetBy: 2)...])
+            }
+        }
+        let d = root.path + "/d"
+        #expect(
+            try await order(d + "/*.bin") == ["a.bin", "b.bin", "link-file.bin", "x[1].bin", "身份证 正面.bin"])
+        #expect(try await order(d + "/[ab].bin") == ["a.bin", "b.bin"])
+        #expect(try await order(d + "/.*.bin") == [])  // one file: listed only for two or more
+        let one = try await hoist(
+            ["send", "http://127.0.0.1:9/", "--each", "f=@\(d)/.*.bin", "-v", "--retries", "0", "--no-history"])
+        #expect(one.stderr.contains("file \(d)/.hidden.bin as \".hidden.bin\""), "\(one.stderr)")
+        let none = try await hoist(["send", "http://127.0.0.1:9/", "--each", "f=@\(d)/*.none"])
+        #expect(none.status == 2 && none.stderr.contains("no file matches"), "\(none.stderr)")
+    }
 }
