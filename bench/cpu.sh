@@ -37,6 +37,10 @@ dir="$out/files-1000x16KiB"
 [ -d "$dir" ] || { echo "no $dir: run bench/send.sh once" >&2; exit 1; }
 files=("$dir"/*.bin)
 files=("${files[@]:0:$many}")
+# Journals and history of the benchmark's own, not the user's.
+state="$PWD/$out/cpu-state"
+rm -rf "$state" && mkdir -p "$state"
+export XDG_STATE_HOME="$state"
 sub="$out/cpu-files-$many"
 if [ ! -d "$sub" ]; then
   mkdir -p "$sub.tmp" && ln "${files[@]}" "$sub.tmp/" && mv "$sub.tmp" "$sub"
