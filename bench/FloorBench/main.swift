@@ -1,7 +1,8 @@
 // The floor for many small uploads through AsyncHTTPClient alone: each file
 // read whole, wrapped in a one-part multipart body and POSTed, N at a time,
 // on the shared event loops, with nothing else of hoist's (no engine, no
-// journal, no history, no output). bench/floor.sh runs it beside curl -Z.
+// journal, no history, no output). bench/send.sh runs it in each round of its
+// 1,000-file case, beside curl -Z.
 // Usage: hoist-bench-floor [-k] URL CONCURRENCY FILE...   (-k: no certificate check)
 import AsyncHTTPClient
 import Glibc

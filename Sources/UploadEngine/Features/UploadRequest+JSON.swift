@@ -6,7 +6,7 @@ extension UploadRequest.Body {
     /// text fields, a raw file); `nil` for the others, which go through the
     /// Encoder. The Encoder's generic walk cost about 20,000 instructions a
     /// body, a tenth of all Hoist does per small upload besides AsyncHTTPClient.
-    /// `UploadRequestJSONTests` holds both encodings equal.
+    /// `bodiesWrittenByHandMatchTheEncoder` holds both encodings equal.
     public var encodedJSON: JSONValue? {
         switch self {
         case .multipart(let form):
