@@ -25,7 +25,7 @@ import Testing
                     retries = 0
                     expect = ["RETCODE=0000"]
                     """)
-            let tmux = try await Tmux.start(width: 120, height: 32, directory: work.path)
+            let tmux = try await Tmux.start(width: 120, height: 32, in: work)
             defer { Task { await tmux.kill() } }
             try await tmux.type("\(hoistBinary) tui --profile card '身份证 反面.jpg' '身份证 正面.jpg' selfie.jpg")
             try await tmux.press("Enter")
@@ -76,7 +76,7 @@ import Testing
 @Suite(.serialized) struct DemoTests {
     @Test func theDemoSendsTheIDCardAsAChainBesideTheOtherSamples() async throws {
         let work = TemporaryDirectory()
-        let tmux = try await Tmux.start(width: 120, height: 34, directory: work.path)
+        let tmux = try await Tmux.start(width: 120, height: 34, in: work)
         defer { Task { await tmux.kill() } }
         try await tmux.type("\(hoistBinary) demo --large-size 8; echo EXIT=$?")
         try await tmux.press("Enter")
@@ -103,7 +103,7 @@ import Testing
             for name in ["a.bin", "b.bin", "c.bin", "d.bin"] {
                 _ = work.file(name, [UInt8](repeating: 7, count: 30_000))
             }
-            let tmux = try await Tmux.start(width: 120, height: 32, directory: work.path)
+            let tmux = try await Tmux.start(width: 120, height: 32, in: work)
             defer { Task { await tmux.kill() } }
             try await tmux.type(
                 "XDG_STATE_HOME=\(work.path)/state \(hoistBinary) tui \(receiver.baseURL)/upload a.bin b.bin c.bin d.bin"
@@ -173,7 +173,7 @@ import Testing
                 ["send", receiver.baseURL + "/ocr", "-F", "image=@\(work.path)/身份证 正面.jpg"], environment: environment)
             #expect(first.status == 0, "\(first.stderr)")
 
-            let tmux = try await Tmux.start(width: 120, height: 32, directory: work.path)
+            let tmux = try await Tmux.start(width: 120, height: 32, in: work)
             defer { Task { await tmux.kill() } }
             try await tmux.type(
                 "XDG_STATE_HOME=\(work.path)/state \(hoistBinary) tui \(receiver.baseURL)/elsewhere other.bin")

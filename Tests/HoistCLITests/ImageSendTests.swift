@@ -274,7 +274,7 @@ import Testing
             ) { !copies().isEmpty && receiver.requestCount > 0 }
             #expect(copies().count == 1, "the dead Hoist's copy is left")
 
-            let tmux = try await Tmux.start(width: 120, height: 40, directory: home.path)
+            let tmux = try await Tmux.start(width: 120, height: 40, in: home)
             defer { Task { await tmux.kill() } }
             try await tmux.type("TMPDIR='\(scratch.path)' \(hoistBinary); echo EXIT=$?")
             try await tmux.press("Enter")

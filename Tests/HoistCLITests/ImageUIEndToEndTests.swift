@@ -10,7 +10,7 @@ import Testing
             let work = TemporaryDirectory()
             try await Photos.make(width: 4032, height: 3024, at: work.path + "/身份证 正面.jpg")
             try await Photos.make(width: 3000, height: 2000, at: work.path + "/receipt.jpg")
-            let tmux = try await Tmux.start(width: 120, height: 40, directory: work.path)
+            let tmux = try await Tmux.start(width: 120, height: 40, in: work)
             defer { Task { await tmux.kill() } }
             try await tmux.type("XDG_STATE_HOME=\(work.path)/state \(hoistBinary) tui \(receiver.baseURL)/upload")
             try await tmux.press("Enter")

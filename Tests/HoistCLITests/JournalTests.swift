@@ -56,8 +56,8 @@ import Testing
     }
 
     /// The UI in tmux, in `home` (which is also its HOME, so its state folder).
-    static func startUI(_ home: String, arguments: String = "") async throws -> Tmux {
-        let tmux = try await Tmux.start(width: 120, height: 40, directory: home)
+    static func startUI(_ home: TemporaryDirectory, arguments: String = "") async throws -> Tmux {
+        let tmux = try await Tmux.start(width: 120, height: 40, in: home)
         try await tmux.type("\(hoistBinary) \(arguments); echo EXIT=$?")
         try await tmux.press("Enter")
         try await tmux.waitFor("the UI") { $0.text.contains("Hoist") && $0.text.contains("Tasks") }
@@ -67,7 +67,7 @@ import Testing
     /// The UI in `home`, once it shows the notice `adopted` and the tasks
     /// (`listed`), told to resume them all, and then `done`.
     static func resumeInUI(
-        _ home: String, adopted: String, listed: String, done: ([String]) -> Bool
+        _ home: TemporaryDirectory, adopted: String, listed: String, done: ([String]) -> Bool
     ) async throws -> Tmux {
         let tmux = try await startUI(home)
         do {
@@ -129,7 +129,7 @@ import Testing
             // The notice names the process; the Response pane's note alone also says "R resumes".
             // The tasks are listed a frame after the notice may be drawn: wait for both.
             let tmux = try await Self.resumeInUI(
-                home.path, adopted: "interrupted uploads from hoist send (pid \(send.pid)): R resumes them",
+                home, adopted: "interrupted uploads from hoist send (pid \(send.pid)): R resumes them",
                 listed: "↯"
             ) { lines in
                 lines.text.contains("✔ \(tasks.count) ") && !lines.text.contains("↯")
@@ -203,7 +203,7 @@ import Testing
             _ = home.file("b-changed.bin", now)
             _ = changed
 
-            let tmux = try await Self.startUI(home.path)
+            let tmux = try await Self.startUI(home)
             defer { Task { await tmux.kill() } }
             var screen = try await tmux.waitFor("the flags") {
                 $0.text.contains("3 interrupted uploads") && $0.text.contains("2 with a file that vanished or changed")
@@ -248,7 +248,7 @@ import Testing
             let home = TemporaryDirectory()
             _ = home.file("a.bin", Array(repeating: 1, count: 512 << 10))
             _ = home.file("b.bin", Array(repeating: 2, count: 512 << 10))
-            let first = try await Self.startUI(home.path, arguments: receiver.baseURL + "/upload a.bin b.bin")
+            let first = try await Self.startUI(home, arguments: receiver.baseURL + "/upload a.bin b.bin")
             try await first.waitFor("the staged files") { $0.text.contains("a.bin") && $0.text.contains("b.bin") }
             try await first.press("u")
             try await first.waitFor("both on their way") { $0.text.contains("2 tasks") && $0.text.contains("↑ 2") }
@@ -262,7 +262,7 @@ import Testing
             try await first.waitFor("the shell again") { $0.text.contains("EXIT=") }
             await first.kill()
 
-            let second = try await Self.startUI(home.path)
+            let second = try await Self.startUI(home)
             defer { Task { await second.kill() } }
             try await second.waitFor("both back, the retried one too") {
                 $0.text.contains("2 interrupted uploads from hoist tui") && $0.text.contains("↯ 2")
@@ -284,7 +284,7 @@ import Testing
     @Test func stagedFilesAndFieldsComeBackAfterAQuit() async throws {
         let home = TemporaryDirectory()
         try await Photos.make(width: 800, height: 600, at: home.path + "/身份证 正面.jpg")
-        let first = try await Self.startUI(home.path, arguments: "http://127.0.0.1:9/upload '身份证 正面.jpg'")
+        let first = try await Self.startUI(home, arguments: "http://127.0.0.1:9/upload '身份证 正面.jpg'")
         try await first.waitFor("the staged file") { $0.text.contains("身份证 正面.jpg") }
         // Its own prepare settings come back too.
         try await first.press("I")
@@ -305,7 +305,7 @@ import Testing
         #expect(Self.mode(Self.journalFolder(home.path) + "/" + Self.journals(home.path)[0]) == 0o600)
         await first.kill()
 
-        let tmux = try await Self.startUI(home.path)
+        let tmux = try await Self.startUI(home)
         defer { Task { await tmux.kill() } }
         let screen = try await tmux.waitFor("the staging area back") {
             $0.text.contains("身份证 正面.jpg") && $0.text.contains("user_id = 42")
@@ -352,7 +352,7 @@ import Testing
             _ = home.file(".local/state/hoist/journal/4242-0ld.json", Array(journal.utf8), mode: 0o600)
 
             let tmux = try await Self.resumeInUI(
-                home.path, adopted: "1 interrupted upload from hoist send (pid 4242): R resumes it",
+                home, adopted: "1 interrupted upload from hoist send (pid 4242): R resumes it",
                 listed: "1 task  ↯ 1"
             ) { $0.text.contains("1 task  ✔ 1") }
             defer { Task { await tmux.kill() } }
@@ -368,7 +368,7 @@ import Testing
         let folder = Self.journalFolder(home.path)
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         _ = home.file(".local/state/hoist/journal/4242-dead.json", Array("{\"version\":1,\"tasks\":[{\"id\":".utf8))
-        let tmux = try await Self.startUI(home.path)
+        let tmux = try await Self.startUI(home)
         defer { Task { await tmux.kill() } }
         try await tmux.waitFor("the notice") { $0.text.contains("cannot read") && $0.text.contains("kept as") }
         #expect(FileManager.default.fileExists(atPath: folder + "/4242-dead.json.unreadable"))

@@ -21,7 +21,7 @@ import Testing
         """#
 
     static func startUI(_ home: TemporaryDirectory, environment: String) async throws -> Tmux {
-        let tmux = try await Tmux.start(width: 120, height: 40, directory: home.path)
+        let tmux = try await Tmux.start(width: 120, height: 40, in: home)
         try await tmux.type("\(environment) \(hoistBinary); echo EXIT=$?")
         try await tmux.press("Enter")
         try await tmux.waitFor("the UI") { $0.text.contains("Hoist") && $0.text.contains("Tasks") }

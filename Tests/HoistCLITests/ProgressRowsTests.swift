@@ -18,7 +18,7 @@ import Testing
         }
         let work = TemporaryDirectory()
         try await withReceiver { receiver, _ in
-            let tmux = try await Tmux.start(width: 120, height: 30, directory: work.path)
+            let tmux = try await Tmux.start(width: 120, height: 30, in: work)
             defer { Task { await tmux.kill() } }
             let command = [
                 "XDG_STATE_HOME=\(work.path)", "/usr/bin/time", "-f", "'%e %U %S'", "-o", "took.txt",

@@ -134,8 +134,10 @@ import UploadEngine
             #expect(left.tasks.map(\.request.displayName) == ["b.bin"])
             #expect(left.command == "resume")
         }
-        let nothing = try await hoist(["resume"], environment: Self.environment(TemporaryDirectory()))
+        let empty = TemporaryDirectory()
+        let nothing = try await hoist(["resume"], environment: Self.environment(empty))
         #expect(nothing.status == 0)
+        #expect(JournalTests.journals(empty.path).isEmpty)
         #expect(nothing.stderr.contains("nothing to resume"))
     }
 

@@ -139,7 +139,7 @@ import Testing
         let folder = TemporaryDirectory()
         try await withEchoServer { url in
             let expected = Data("alice:pass word!".utf8).base64EncodedString()
-            let tmux = try await Tmux.start(width: 120, height: 20, directory: folder.path)
+            let tmux = try await Tmux.start(width: 120, height: 20, in: folder)
             defer { Task { await tmux.kill() } }
             try await tmux.type(
                 "XDG_STATE_HOME=\(folder.path) \(hoistBinary) send '\(url)/check?basic=\(expected)' -u alice -F a=b -s")

@@ -106,7 +106,7 @@ import Testing
     @Test func aBodyWithEscapesIsNotPrintedToATerminal() async throws {
         let folder = TemporaryDirectory()
         try await withHostileServer { url in
-            let tmux = try await Tmux.start(width: 120, height: 20, directory: folder.path)
+            let tmux = try await Tmux.start(width: 120, height: 20, in: folder)
             defer { Task { await tmux.kill() } }
             let environment = "XDG_STATE_HOME=\(folder.path)"
             try await tmux.type("\(environment) \(hoistBinary) send \(url)/raw -F a=b -s; echo \"exit=$?\"")

@@ -23,7 +23,7 @@ import Testing
         _ = work.file("a.bin", [1, 2, 3])
         var colours: [String: [String]] = [:]
         for noColor in ["", "1"] {
-            let tmux = try await Tmux.start(width: 100, height: 30, directory: work.path)
+            let tmux = try await Tmux.start(width: 100, height: 30, in: work)
             defer { Task { await tmux.kill() } }
             try await tmux.type("NO_COLOR=\(noColor) \(hoistBinary) tui http://127.0.0.1:9/upload a.bin")
             try await tmux.press("Enter")
@@ -46,7 +46,7 @@ import Testing
     @Test func aMarkedFolderIsStagedWholeAndSentWithRelativeNames() async throws {
         try await withReceiver { receiver, saved in
             let work = FolderSendTests.tree()
-            let tmux = try await Tmux.start(width: 120, height: 40, directory: work.path)
+            let tmux = try await Tmux.start(width: 120, height: 40, in: work)
             defer { Task { await tmux.kill() } }
             try await tmux.type("\(hoistBinary) tui \(receiver.baseURL)/upload")
             try await tmux.press("Enter")
@@ -79,7 +79,7 @@ import Testing
         for i in 0..<10_000 {
             FileManager.default.createFile(atPath: folder + String(format: "/f%05d.bin", i), contents: Data([1]))
         }
-        let tmux = try await Tmux.start(width: 120, height: 30, directory: folder)
+        let tmux = try await Tmux.start(width: 120, height: 30, in: work, subfolder: "many")
         defer { Task { await tmux.kill() } }
         let started = ContinuousClock.now
         try await tmux.type("\(hoistBinary) http://127.0.0.1:9/upload --concurrency 2 *.bin")
@@ -101,7 +101,7 @@ import Testing
         try await withReceiver { receiver, saved in
             let work = TemporaryDirectory()
             for name in ["a.bin", "gone.bin", "c.bin"] { _ = work.file(name, Array(name.utf8)) }
-            let tmux = try await Tmux.start(width: 120, height: 30, directory: work.path)
+            let tmux = try await Tmux.start(width: 120, height: 30, in: work)
             defer { Task { await tmux.kill() } }
             try await tmux.type("\(hoistBinary) tui \(receiver.baseURL)/upload a.bin gone.bin c.bin")
             try await tmux.press("Enter")
@@ -124,7 +124,7 @@ import Testing
             let big = randomBytes(40 << 20, using: &generator)
             _ = work.file("身份证 正面.jpg", front)
             _ = work.file("big.bin", big)
-            let tmux = try await Tmux.start(width: 120, height: 40, directory: work.path)
+            let tmux = try await Tmux.start(width: 120, height: 40, in: work)
             defer { Task { await tmux.kill() } }
             try await tmux.type(
                 "S=$(stty -g); \(hoistBinary) tui \(receiver.baseURL)/upload; echo EXIT=$?; [ \"$(stty -g)\" = \"$S\" ] && echo TTY-\"\"RESTORED"
@@ -230,7 +230,7 @@ extension TerminalUIEndToEndTests {
                     name = "user_id"
                     value = "42"
                     """)
-            let tmux = try await Tmux.start(width: 100, height: 30, directory: work.path)
+            let tmux = try await Tmux.start(width: 100, height: 30, in: work)
             defer { Task { await tmux.kill() } }
             try await tmux.type("\(hoistBinary) tui --profile ocr '身份证 正面.jpg'")
             try await tmux.press("Enter")

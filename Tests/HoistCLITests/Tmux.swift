@@ -1,10 +1,15 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// A detached tmux session running a shell, driven like a user would:
 /// send keys, read the screen with `capture-pane -p`.
 struct Tmux {
     let session: String
+    /// The folder the shell runs in, kept until the session is killed: a
+    /// test's `defer { Task { await tmux.kill() } }` runs after the test's
+    /// own references are gone, and the folder must outlive what runs in it.
+    let folder: TemporaryDirectory
     /// The tests' own tmux server, apart from any the user runs.
     static let socket = "hoist-tests-\(getpid())"
 
@@ -12,12 +17,18 @@ struct Tmux {
         try await run("/usr/bin/tmux", ["-L", socket] + arguments, timeout: .seconds(30))
     }
 
-    /// Starts `bash` in a `width`×`height` pane, in `directory`, with a UTF-8 locale.
-    static func start(width: Int, height: Int, directory: String) async throws -> Tmux {
+    /// Starts `bash` in a `width`×`height` pane, in `folder` (or its `subfolder`), with a UTF-8 locale.
+    static func start(width: Int, height: Int, in folder: TemporaryDirectory, subfolder: String? = nil)
+        async throws -> Tmux
+    {
+        let directory = subfolder.map(folder.sub) ?? folder.path
         let session = "hoist-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let arguments = [
             "-f", "/dev/null", "new-session", "-d", "-s", session, "-x", "\(width)", "-y", "\(height)", "-c", directory,
             "env", "-i", "PATH=/usr/bin:/bin", "HOME=\(directory)", "TERM=tmux-256color", "LANG=C.UTF-8", "PS1=$ ",
+            // No history file: bash writes it as it exits, which can be after
+            // the test removed the folder, and leaves the folder behind.
+            "HISTFILE=",
             "bash", "--norc", "--noprofile",
         ]
         var result = try await tmux(arguments)
@@ -28,7 +39,7 @@ struct Tmux {
             result = try await tmux(arguments)
         }
         guard result.status == 0 else { throw TmuxError(message: "tmux new-session failed: \(result.stderr)") }
-        return Tmux(session: session)
+        return Tmux(session: session, folder: folder)
     }
 
     /// Types text literally (as `send-keys -l`), e.g. a command line or field value.
@@ -83,8 +94,32 @@ struct Tmux {
         throw TmuxError(message: "timed out waiting for \(what)")
     }
 
+    /// Ends the session and waits (up to 5 s) until every process of its
+    /// pane has exited: a hoist still closing its journal would otherwise
+    /// write into the test's folder while the test removes it.
     func kill() async {
+        let pane = try? await Self.tmux(["display-message", "-p", "-t", session, "#{pane_pid}"])
         _ = try? await Self.tmux(["kill-session", "-t", session])
+        guard let leader = pane.flatMap({ Int32($0.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) })
+        else { return }
+        let deadline = ContinuousClock.now + .seconds(5)
+        while ContinuousClock.now < deadline, Self.processes(inSession: leader) {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    /// Whether any process belongs to session `id` (the pane's shell leads one).
+    private static func processes(inSession id: Int32) -> Bool {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return false }
+        for name in names where name.first?.isNumber == true {
+            // Field 6 of /proc/PID/stat, counted after the command's closing parenthesis.
+            guard let stat = try? String(contentsOfFile: "/proc/\(name)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")")
+            else { continue }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            if fields.count > 4, Int32(fields[4]) == id { return true }
+        }
+        return false
     }
 }
 

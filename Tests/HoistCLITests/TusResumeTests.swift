@@ -133,7 +133,7 @@ import Testing
             let (file, sha) = try await Self.bigFile(in: home)
             let patched = { receiver.tusRequests().filter { $0.method == "PATCH" }.reduce(0) { $0 + $1.keptBytes } }
             try await Self.sendAndKillHalfway(receiver.baseURL + "/files", file: file, home: home, held: patched)
-            let tmux = try await JournalTests.startUI(home.path)
+            let tmux = try await JournalTests.startUI(home)
             defer { Task { await tmux.kill() } }
             try await tmux.waitFor("the adopted upload") {
                 $0.text.contains("1 interrupted upload") && $0.text.contains("resumable")
