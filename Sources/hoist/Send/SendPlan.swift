@@ -332,7 +332,14 @@ enum Glob {
             throw BadInput("\(pattern): \(folder) is not a folder")
         }
         let walk = FolderFiles.walk(folder, options: folders)
-        if let leftOut = walk.leftOut { printError("hoist: \(pattern): \(leftOut)") }
+        if let leftOut = walk.leftOut {
+            // Name the flag that takes what was left out.
+            let flags =
+                (walk.skippedHidden > 0 ? ["--hidden"] : []) + (walk.skippedSymlinks > 0 ? ["--follow-symlinks"] : [])
+            let hint =
+                flags.isEmpty ? "" : " (\(flags.joined(separator: ", ")) to take \(flags.count == 1 ? "it" : "them"))"
+            printError("hoist: \(pattern): \(leftOut)\(hint)")
+        }
         return walk.files.compactMap { file in
             let names = file.relative.split(separator: "/")
             guard names.count >= rest.count else { return nil }
