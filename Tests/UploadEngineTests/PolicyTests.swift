@@ -89,6 +89,28 @@ import Testing
         #expect(meter.eta(sent: 1, total: nil) == nil)
     }
 
+    /// The first write lands in the socket's buffer at once (here 500 KB
+    /// in 2 ms), then the bytes leave at the limit's 10 MB/s: a second in,
+    /// speed and ETA are within 5% of the truth, and a slower rate later is followed.
+    @Test func progressMeterIsNotMisledByTheFirstBurst() {
+        var meter = ProgressMeter()
+        let start = ContinuousClock.now
+        meter.reset(at: start)
+        meter.record(bytes: 500_000, at: start + .milliseconds(2))
+        var sent: Int64 = 500_000
+        for step in 1...50 {
+            sent = 500_000 + Int64(step) * 200_000
+            meter.record(bytes: sent, at: start + .milliseconds(2 + step * 20))
+        }
+        #expect(abs(meter.bytesPerSecond - 10_000_000) < 500_000, "\(meter.bytesPerSecond)")
+        let eta = ProgressMeter.seconds(meter.eta(sent: sent, total: sent + 40_000_000)!)
+        #expect(eta > 3.8 && eta < 4.2, "\(eta) s for 40 MB at 10 MB/s")
+        for step in 1...200 {
+            meter.record(bytes: sent + Int64(step) * 100_000, at: start + .milliseconds(1_002 + step * 20))
+        }
+        #expect(meter.bytesPerSecond > 5_000_000 && meter.bytesPerSecond < 6_000_000, "\(meter.bytesPerSecond)")
+    }
+
     @Test func responseContent() {
         #expect(ResponseContentDecoder.decode([], contentType: "application/json", truncated: false) == .empty)
         #expect(

@@ -1,15 +1,25 @@
 /// Speed and ETA from a stream of byte counts: an exponentially weighted
 /// average over about two seconds, so the figure is steady but follows change.
+/// Each reading counts by the time it covers, and the average is divided by
+/// the weight gathered so far: in the first seconds it is the plain average
+/// since the start. Seeded with its first reading instead, it showed 1.7×
+/// the rate a second into a `--limit-rate` upload (the first write fills the
+/// socket's buffer at once), and the ETA was short by as much.
 struct ProgressMeter: Sendable, Hashable {
     private var lastBytes: Int64 = 0
     private var lastTime: ContinuousClock.Instant?
-    private(set) var bytesPerSecond: Double = 0
+    /// The weighted sum of readings, and the sum of their weights (up to 1).
+    private var smoothed: Double = 0
+    private var weight: Double = 0
     private let timeConstant: Double = 2
+
+    var bytesPerSecond: Double { weight > 0 ? smoothed / weight : 0 }
 
     mutating func reset(at time: ContinuousClock.Instant) {
         lastBytes = 0
         lastTime = time
-        bytesPerSecond = 0
+        smoothed = 0
+        weight = 0
     }
 
     /// Takes `bytes` as the new starting point without counting them as
@@ -28,8 +38,9 @@ struct ProgressMeter: Sendable, Hashable {
         let elapsed = Self.seconds(time - lastTime)
         guard elapsed > 0.001, bytes >= lastBytes else { return }
         let instant = Double(bytes - lastBytes) / elapsed
-        let weight = 1 - exp(-elapsed / timeConstant)
-        bytesPerSecond = bytesPerSecond == 0 ? instant : bytesPerSecond + weight * (instant - bytesPerSecond)
+        let share = 1 - exp(-elapsed / timeConstant)
+        smoothed += share * (instant - smoothed)
+        weight += share * (1 - weight)
         self.lastTime = time
         lastBytes = bytes
     }
