@@ -93,6 +93,19 @@ import UploadEngine
         #expect(lines.allSatisfy { TextWidth.columns(of: $0) == 120 })
     }
 
+    /// A resumed upload says where it went on from, as the UI's row does,
+    /// and its bar starts there.
+    @Test func aResumedUploadSaysWhereItWentOnFrom() {
+        var task = Self.task(1, "big.bin", state: .sending, sent: 31_457_280, total: 62_914_560, eta: .seconds(3))
+        task.resumedFrom = 31_457_280
+        #expect(
+            TransferRows.row(task, width: 80)
+                == "big.bin          [###---]  50%    30.0 MiB / 60.0 MiB  ETA 3s     from 30.0 MiB ")
+        var done = Self.task(1, "big.bin", state: .succeeded, sent: 62_914_560, total: 62_914_560, status: 204)
+        done.resumedFrom = 31_457_280
+        #expect(TransferRows.status(done) == "done 204")
+    }
+
     @Test func aThousandTasksShowOnlyWhatFits() {
         let tasks = (1...1000).map {
             TransferRowsTests.task($0, "file-\($0).bin", state: $0 <= 8 ? .sending : .queued, sent: 10, total: 100)

@@ -68,7 +68,8 @@ public enum TransferRows {
         switch task.state {
         case .queued: return "queued"
         case .waitingForDependency(let id): return "after \(id)"
-        case .sending: return "sending" + attempt
+        // A resumed upload says where it went on from (its bar starts there).
+        case .sending: return task.resumedFrom.map { "from " + Format.bytes($0) } ?? "sending" + attempt
         case .awaitingResponse: return "waiting reply"
         case .waitingToRetry: return "retry pending"
         case .succeeded: return "done " + (task.response.map { "\($0.status)" } ?? "")
