@@ -132,7 +132,7 @@ extension UploadEngine {
             return .failure(
                 ImagePrepError("cannot create a private folder in \(base): \(String(cString: strerror(errno)))"))
         }
-        return .success(String(cString: template))
+        return .success(String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
     }
 
     static var temporaryBase: String {
