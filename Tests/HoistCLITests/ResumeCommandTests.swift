@@ -107,6 +107,39 @@ import UploadEngine
         }
     }
 
+    /// A UI that died with files staged and nothing sending left a journal
+    /// too: `hoist resume` keeps its staging area for the next UI, and names
+    /// only the run whose uploads it resumes.
+    @Test func resumeNamesOnlyTheRunsItResumesAndKeepsAStagingArea() async throws {
+        let home = TemporaryDirectory()
+        let file = home.file("a.bin", Array(repeating: 4, count: 2000))
+        let staged = home.file("staged.jpg", Array(repeating: 5, count: 100))
+        let port = try await withReceiver(configure: { $0.latency = .seconds(30) }) { slow, _ in
+            try await Self.killedSend(slow.baseURL + "/upload", files: [file], home: home)
+            return slow.port
+        }
+        let ui = [
+            #"{"version":2,"command":"tui","pid":4243,"sequence":1,"workspace":{"target":{"#,
+            #""url":"http://127.0.0.1:9/upload","method":"POST","bodyKind":"multipart","expectations":[],"#,
+            #""retries":3,"timeouts":{"connect":[0,10000000000000000000],"idle":[1,11553255926290448384]},"#,
+            #""fileField":"file","concurrency":4,"transfer":"single","chunkSize":"auto","parallelParts":1,"#,
+            #""s3":{"pathStyle":false,"partConcurrency":4}},"entries":[],"#,
+            #""files":[{"path":"\#(staged)","field":"file"}]},"tasks":[]}"#,
+        ].joined()
+        _ = home.file(".local/state/hoist/journal/4243-de4d.json", Array(ui.utf8), mode: 0o600)
+        try await withReceiver(configure: { $0.port = port }) { receiver, _ in
+            let resume = try await hoist(
+                ["resume", "--json", "-s", "--no-history"], environment: Self.environment(home))
+            #expect(resume.status == 0, "\(resume.stderr)")
+            #expect(resume.stderr.contains("resuming 1 upload from hoist send (pid "), "\(resume.stderr)")
+            #expect(!resume.stderr.contains("hoist tui"), "\(resume.stderr)")
+            #expect(receiver.requestCount == 1)
+        }
+        // The staging area waits for the next UI, in the journal the resume left.
+        let left = try #require(try JournalTests.journal(home.path))
+        #expect(left.workspace?.files.map(\.path) == [staged])
+    }
+
     @Test func resumeOfAChangedFileExitsOneAndKeepsItInTheJournal() async throws {
         let home = TemporaryDirectory()
         let port = try await withReceiver(configure: { $0.latency = .seconds(30) }) { slow, _ in

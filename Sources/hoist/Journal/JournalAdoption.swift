@@ -10,7 +10,7 @@ struct JournalAdoption {
     var summary = RestoreSummary()
     /// The staging area after merging what the dead processes had staged.
     var workspace: JournalWorkspace
-    /// Who left them, e.g. `hoist send (pid 4242)`.
+    /// Who left the tasks, e.g. `hoist send (pid 4242)`.
     var sources: [String] = []
     /// Journals that could not be read, and where they were put.
     var unreadable: [String] = []
@@ -32,7 +32,8 @@ struct JournalAdoption {
             adoption.summary.flagged += summary.flagged
             adoption.summary.lost += summary.lost
             if let staged = document.workspace { adoption.workspace.merge(staged) }
-            if !document.isEmpty { adoption.sources.append("hoist \(document.command) (pid \(document.pid))") }
+            // Named where uploads came from: a UI that only had files staged gave none.
+            if !document.tasks.isEmpty { adoption.sources.append("hoist \(document.command) (pid \(document.pid))") }
             adopted.append(orphan)
         }
         guard !adopted.isEmpty else { return adoption }
