@@ -22,8 +22,6 @@ struct JournalDocument: Codable, Sendable {
     var tasks: [JournalTask] = []
     var workspace: JournalWorkspace?
 
-    var isEmpty: Bool { tasks.isEmpty && (workspace?.isEmpty ?? true) }
-
     init(command: String, pid: Int32) {
         self.command = command
         self.pid = pid
