@@ -34,6 +34,7 @@ import Testing
             #expect(!policy.isRetryable(.httpStatus(status, message: nil)))
         }
         #expect(policy.isRetryable(.connectionFailed("refused")))
+        #expect(!policy.isRetryable(.unknownHost("no-such-host.invalid")))
         #expect(policy.isRetryable(.connectionLost("reset")))
         #expect(policy.isRetryable(.idleTimeout(.seconds(1))))
         #expect(policy.isRetryable(.connectTimeout(.seconds(1))))

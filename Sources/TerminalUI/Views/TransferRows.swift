@@ -77,7 +77,7 @@ public enum TransferRows {
             if let status = task.response?.status { return "failed \(status)" }
             switch failure {
             case .idleTimeout, .connectTimeout, .totalTimeout: return "timed out"
-            case .connectionFailed: return "no connection"
+            case .connectionFailed, .unknownHost: return "no connection"
             case .connectionLost: return "conn. lost"
             case .input: return "bad input"
             default: return "failed"

@@ -7,6 +7,9 @@ public enum UploadFailure: Error, Sendable, Hashable, CustomStringConvertible {
     /// A local input problem: missing file, bad header, file changed while sending.
     case input(FormDataError)
     case connectionFailed(String)
+    /// The host's name did not resolve (no such name, as opposed to a DNS
+    /// server that did not answer): trying again would not change it.
+    case unknownHost(String)
     case connectTimeout(Duration)
     case idleTimeout(Duration)
     case totalTimeout(Duration)
@@ -28,6 +31,8 @@ public enum UploadFailure: Error, Sendable, Hashable, CustomStringConvertible {
         case let .invalidURL(url, reason): return "invalid URL \(String(reflecting: url)): \(reason)"
         case let .input(error): return error.description
         case let .connectionFailed(detail): return "cannot connect: \(detail)"
+        case let .unknownHost(host):
+            return "cannot connect: \(host): no such host (its name did not resolve; check the URL)"
         case let .connectTimeout(limit): return "no connection within \(seconds(limit)) (connect timeout)"
         case let .idleTimeout(limit): return "no bytes moved for \(seconds(limit)) (idle timeout)"
         case let .totalTimeout(limit): return "the attempt took longer than \(seconds(limit)) (total timeout)"

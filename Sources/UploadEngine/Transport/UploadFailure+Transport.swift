@@ -26,8 +26,12 @@ extension UploadFailure {
         case let error as NIOConnectionError:
             let cause =
                 error.connectionErrors.last.map { "\($0.error)" } ?? error.dnsAAAAError.map { "\($0)" } ?? "\(error)"
-            if error.connectionErrors.isEmpty, Self.isUnknownHost(cause) {
-                self = .connectionFailed("\(error.host): no such host (its name did not resolve; check the URL)")
+            if error.connectionErrors.isEmpty, let lookup = Self.lookupFailure(error) {
+                // No such name is final; a DNS server that did not answer (EAI_AGAIN) may answer next time.
+                self =
+                    lookup.isNoSuchName
+                    ? .unknownHost(error.host)
+                    : .connectionFailed("\(error.host): the name lookup failed (\(lookup.reason))")
             } else {
                 self = .connectionFailed("\(error.host):\(error.port): \(Self.describe(cause))")
             }
@@ -69,10 +73,13 @@ extension UploadFailure {
         }
     }
 
-    /// getaddrinfo's "no such name" in NIO's words (`SocketAddressError.UnknownHost`, EAI_NONAME, EAI_NODATA).
-    private static func isUnknownHost(_ text: String) -> Bool {
-        text.contains("UnknownHost") || text.contains("Name or service not known")
-            || text.contains("No address associated")
+    /// Why getaddrinfo found no address, from NIO's `SocketAddressError.UnknownHost`.
+    private static func lookupFailure(_ error: NIOConnectionError) -> (isNoSuchName: Bool, reason: String)? {
+        guard let lookup = (error.dnsAAAAError ?? error.dnsAError) as? SocketAddressError.UnknownHost else {
+            return nil
+        }
+        // EAI_NONAME, and glibc's EAI_NODATA (-5: the name has no address).
+        return ([Int(EAI_NONAME), -5].contains(lookup.errorCode), lookup.errorDescription)
     }
 
     private static func describe(_ text: String) -> String {
