@@ -214,6 +214,23 @@ import UploadPlan
         #expect(m.files.allSatisfy { !$0.marked }, "marks are cleared once sent")
     }
 
+    /// A tus or S3 target sends each file alone: the top bar says so, not
+    /// the multipart body and "task per file" of the same target sent plainly.
+    @Test func theTopBarNamesATusOrS3Target() throws {
+        var m = Fixtures.busyModel()
+        m.target.transfer = .tus
+        var top = Fixtures.render(m)[0]
+        #expect(top.contains("│ tus http://") && top.contains(" · resumable "), "\(top)")
+        #expect(!top.contains("multipart") && !top.contains("task per file"), "\(top)")
+        m.target.url = "s3://photos/2026/"
+        top = Fixtures.render(m)[0]
+        #expect(top.contains("│ S3 s3://photos/2026/ · object per file "), "\(top)")
+        m.target = Target(url: "http://127.0.0.1:9/upload")
+        top = Fixtures.render(m)[0]
+        #expect(
+            top.contains("│ POST http://127.0.0.1:9/upload · multipart ") && top.contains("task per file"), "\(top)")
+    }
+
     /// `o` twice: a chain, in the Files pane's order (K and J change it);
     /// the later links hang under the first, and `r` on a failed link runs
     /// it again with the links its failure cancelled.

@@ -12,9 +12,14 @@ enum Bars {
         let state = queue.isPaused ? "■ paused" : "▶ running"
         let limit = queue.limitRate.map { " ≤" + Format.rate(Double($0)) } ?? ""
         let queueText = " \(state) \(model.tasks.totals.running)/\(queue.concurrency)\(limit) "
+        // An S3 or tus target sends each file alone, whatever the method and body kind say.
+        let target = model.target
+        let plainRequest = !target.isS3 && target.transfer != .tus
+        let how = target.isS3 ? "S3" : plainRequest ? target.method.rawValue : "tus"
+        let body = target.isS3 ? "object per file" : plainRequest ? target.bodyKind.rawValue : "resumable"
         // One request or each file alone: a choice for multipart bodies only; a chain, for any.
         let mode =
-            model.sendMode == .chain || model.target.bodyKind == .multipart ? model.sendMode.rawValue : ""
+            model.sendMode == .chain || (plainRequest && target.bodyKind == .multipart) ? model.sendMode.rawValue : ""
         // Below 100 columns the URL matters more than the profile and mode.
         let rightParts =
             rect.width < 100
@@ -25,8 +30,8 @@ enum Bars {
         let images = model.target.images.map { " · images " + imageSummary($0) } ?? ""
         let expects = model.target.expectations.map { " · expect " + $0.text }.joined()
         // A long URL (a query, a presigned one) gives way before what is said after it.
-        let method = "│ \(model.target.method.rawValue) "
-        let details = " · \(model.target.bodyKind.rawValue)\(expects)\(images) "
+        let method = "│ \(how) "
+        let details = " · \(body)\(expects)\(images) "
         let room = max(0, rect.maxX - x - rightWidth - 1)
         let urlRoom = room - TextWidth.columns(of: method) - TextWidth.columns(of: details)
         let shownURL = urlRoom >= 16 ? TextWidth.truncate(url, toColumns: urlRoom) : url
