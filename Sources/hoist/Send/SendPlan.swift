@@ -336,8 +336,8 @@ enum Glob {
             // Name the flag that takes what was left out.
             let flags =
                 (walk.skippedHidden > 0 ? ["--hidden"] : []) + (walk.skippedSymlinks > 0 ? ["--follow-symlinks"] : [])
-            let hint =
-                flags.isEmpty ? "" : " (\(flags.joined(separator: ", ")) to take \(flags.count == 1 ? "it" : "them"))"
+            let one = walk.skippedHidden + walk.skippedSymlinks == 1
+            let hint = flags.isEmpty ? "" : " (\(flags.joined(separator: ", ")) to take \(one ? "it" : "them"))"
             printError("hoist: \(pattern): \(leftOut)\(hint)")
         }
         return walk.files.compactMap { file in
