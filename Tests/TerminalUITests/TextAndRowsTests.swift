@@ -106,6 +106,15 @@ import UploadEngine
         #expect(TransferRows.status(done) == "done 204")
     }
 
+    /// A task waiting to try again says how long it chose to wait, as the UI's row does.
+    @Test func aRetrySaysItsWait() {
+        var task = Self.task(1, "a.jpg", state: .waitingToRetry(at: .now), sent: 0, total: 100)
+        #expect(TransferRows.status(task) == "retry pending")
+        task.retryDelay = .milliseconds(1500)
+        #expect(TransferRows.status(task) == "retry in \(Format.duration(.milliseconds(1500)))")
+        #expect(TransferRows.row(task, width: 80).hasSuffix("retry in 2s   "), "\(TransferRows.row(task, width: 80))")
+    }
+
     @Test func aThousandTasksShowOnlyWhatFits() {
         let tasks = (1...1000).map {
             TransferRowsTests.task($0, "file-\($0).bin", state: $0 <= 8 ? .sending : .queued, sent: 10, total: 100)

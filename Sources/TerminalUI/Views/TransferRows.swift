@@ -71,7 +71,7 @@ public enum TransferRows {
         // A resumed upload says where it went on from (its bar starts there).
         case .sending: return task.resumedFrom.map { "from " + Format.bytes($0) } ?? "sending" + attempt
         case .awaitingResponse: return "waiting reply"
-        case .waitingToRetry: return "retry pending"
+        case .waitingToRetry: return task.retryDelay.map { "retry in " + Format.duration($0) } ?? "retry pending"
         case .succeeded: return "done " + (task.response.map { "\($0.status)" } ?? "")
         case .failed(let failure):
             if let status = task.response?.status { return "failed \(status)" }
