@@ -25,8 +25,14 @@ import Testing
                     "--image-max-dim", "1600", "--json", "--no-history",
                 ], environment: ["TMPDIR": scratch.path])
             #expect(result.status == 0, "\(result.stderr)")
-            let names = try result.stdoutLines.map { try jsonObject($0)["name"] as? String }
-            #expect(names == ["1 身份证 正面.jpg", "2 身份证 反面.jpg"])
+            let lines = try result.stdoutLines.map(jsonObject)
+            #expect(lines.map { $0["name"] as? String } == ["1 身份证 正面.jpg", "2 身份证 反面.jpg"])
+            // Each line says what its photo became.
+            let image = try #require((lines.first?["images"] as? [[String: Any]])?.first, "\(lines)")
+            #expect(image["file"] as? String == front && image["sent_as"] as? String == "1 身份证 正面.jpg")
+            #expect(image["width"] as? Int == 1200 && image["height"] as? Int == 1600, "\(image)")
+            #expect(image["original_width"] as? Int == 3024 && image["quality"] as? Int == 50, "upright: \(image)")
+            #expect((image["bytes"] as? Int ?? .max) < (image["original_bytes"] as? Int ?? 0), "\(image)")
             for name in ["1 身份证 正面.jpg", "2 身份证 反面.jpg"] {
                 let got = try await Photos.inspect(saved.path + "/" + name)
                 // 4032×3024 stored sideways: upright 3024×4032, fitted into 1600 px.

@@ -42,7 +42,24 @@ enum ResultLine {
             // A resumable transfer: where it lives and what the server already had.
             .init("upload_url", task.checkpoint.map { .string(Secrets.displayURL($0.uploadURL)) } ?? .null),
             .init("resumed_from", task.resumedFrom.map { .number("\($0)") } ?? .null),
+            // Photos prepared before they went: what each became.
+            .init("images", task.preparedImages.isEmpty ? .null : .array(task.preparedImages.map(imageMembers))),
         ]
+    }
+
+    private static func imageMembers(_ image: PreparedImage) -> JSONValue {
+        .object([
+            .init("file", .string(image.source)),
+            .init("sent_as", .string(image.filename)),
+            .init("content_type", .string(image.contentType)),
+            .init("width", .number("\(image.width)")),
+            .init("height", .number("\(image.height)")),
+            .init("bytes", .number("\(image.bytes)")),
+            .init("quality", image.quality.map { .number("\($0)") } ?? .null),
+            .init("original_width", .number("\(image.originalWidth)")),
+            .init("original_height", .number("\(image.originalHeight)")),
+            .init("original_bytes", .number("\(image.originalBytes)")),
+        ])
     }
 
     /// `done 200  身份证 正面.jpg  20.0 KiB in 35 ms  {"files":[…]}`
