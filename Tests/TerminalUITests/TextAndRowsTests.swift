@@ -106,6 +106,17 @@ import UploadEngine
         #expect(TransferRows.status(done) == "done 204")
     }
 
+    /// Once a body is sent, its task moves no bytes: no speed or ETA on its
+    /// row, and none counted in the totals while it waits for its reply.
+    @Test func aTaskWaitingForItsReplyShowsNoSpeed() {
+        let waiting = Self.task(
+            1, "a.jpg", state: .awaitingResponse, sent: 100, total: 100, speed: 3_000_000, eta: .zero)
+        let sending = Self.task(2, "b.jpg", state: .sending, sent: 50, total: 100, speed: 1_000_000, eta: .seconds(1))
+        let row = TransferRows.row(waiting, width: 120)
+        #expect(!row.contains("/s") && !row.contains("ETA") && row.contains("waiting reply"), "\(row)")
+        #expect(TransferTotals([waiting, sending]).bytesPerSecond == 1_000_000)
+    }
+
     /// A task waiting to try again says how long it chose to wait, as the UI's row does.
     @Test func aRetrySaysItsWait() {
         var task = Self.task(1, "a.jpg", state: .waitingToRetry(at: .now), sent: 0, total: 100)

@@ -155,7 +155,7 @@ public struct TaskList: Sendable {
             } else if !task.state.isFinished {
                 unknownSizes += sign
             }
-            if task.state.isRunning { bytesPerSecond += Double(sign) * task.progress.bytesPerSecond }
+            if task.state == .sending { bytesPerSecond += Double(sign) * task.progress.bytesPerSecond }
         }
     }
 

@@ -142,7 +142,7 @@ enum TasksView {
             ?? Format.bytes(progress.bytesSent)
         x += grid.put(TextWidth.fit(bytes, toColumns: Columns.bytes, alignRight: true), x: x, y: y, clip: rect) + 1
         if columns.speed {
-            let speed = task.state.isRunning ? Format.rate(progress.bytesPerSecond) : ""
+            let speed = task.state == .sending ? Format.rate(progress.bytesPerSecond) : ""
             x +=
                 grid.put(TextWidth.fit(speed, toColumns: Columns.speedWidth, alignRight: true), x: x, y: y, clip: rect)
                 + 1

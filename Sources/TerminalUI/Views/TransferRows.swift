@@ -48,8 +48,9 @@ public enum TransferRows {
         let size = progress.totalBytes.map { Format.bytes(sent) + " / " + Format.bytes($0) } ?? Format.bytes(sent)
         let fraction = task.state == .succeeded && progress.totalBytes == nil ? 1 : progress.fraction
         let percent = fraction.map(Format.percent) ?? ""
-        let speed = task.state.isRunning ? Format.rate(progress.bytesPerSecond) : ""
-        let eta = task.state.isRunning ? (progress.eta.map { "ETA " + Format.duration($0) } ?? "") : ""
+        // Once the body is sent, speed and ETA say nothing ("waiting reply" does).
+        let speed = task.state == .sending ? Format.rate(progress.bytesPerSecond) : ""
+        let eta = task.state == .sending ? (progress.eta.map { "ETA " + Format.duration($0) } ?? "") : ""
         let layout = Layout(width: width)
         let tail =
             " " + Format.bar(fraction, width: layout.bar)
@@ -141,7 +142,7 @@ public struct TransferTotals: Equatable, Sendable {
 
     public init(_ tasks: [TaskSnapshot]) {
         for task in tasks { add(Part(task)) }
-        bytesPerSecond = tasks.filter { $0.state.isRunning }.reduce(0) { $0 + $1.progress.bytesPerSecond }
+        bytesPerSecond = tasks.filter { $0.state == .sending }.reduce(0) { $0 + $1.progress.bytesPerSecond }
     }
 
     /// One task's share: small, so a caller can keep one per task.

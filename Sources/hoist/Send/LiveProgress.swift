@@ -142,7 +142,8 @@ final class LiveProgress: UploadEventMonitor, @unchecked Sendable {
             if let task = unfinished[id] { waiting.append(task) }
         }
         var totals = self.totals
-        totals.bytesPerSecond = running.reduce(0) { $0 + $1.progress.bytesPerSecond }
+        // Bodies still going out: a task waiting for its reply moves no bytes.
+        totals.bytesPerSecond = running.filter { $0.state == .sending }.reduce(0) { $0 + $1.progress.bytesPerSecond }
         let lines = TransferRows.lines(
             unfinished: running + waiting, finished: finished, totals: totals, width: size.columns - 1,
             maxRows: maxRows)
