@@ -36,12 +36,7 @@ func run(
 }
 
 /// Where the tests' `hoist` keeps its state (history), never the user's.
-/// A global is never deinitialised, so the folder goes when the process exits.
-let testStateHome: TemporaryDirectory = {
-    let folder = TemporaryDirectory()
-    atexit { removeTree(testStateHome.path) }
-    return folder
-}()
+let testStateHome = TemporaryDirectory()
 
 /// This process's environment with the tests' state folder, plus `extra`.
 func hoistEnvironment(_ extra: [String: String] = [:]) -> [String: String] {

@@ -10,6 +10,8 @@ struct Tmux {
     /// test's `defer { Task { await tmux.kill() } }` runs after the test's
     /// own references are gone, and the folder must outlive what runs in it.
     let folder: TemporaryDirectory
+    /// The pane's shell, which leads the session its programs run in.
+    let leader: Int32?
     /// The tests' own tmux server, apart from any the user runs.
     static let socket = "hoist-tests-\(getpid())"
 
@@ -39,7 +41,10 @@ struct Tmux {
             result = try await tmux(arguments)
         }
         guard result.status == 0 else { throw TmuxError(message: "tmux new-session failed: \(result.stderr)") }
-        return Tmux(session: session, folder: folder)
+        let pane = try await tmux(["display-message", "-p", "-t", session, "#{pane_pid}"])
+        let leader = Int32(pane.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+        if let leader { Leaders.shared.insert(leader) }
+        return Tmux(session: session, folder: folder, leader: leader)
     }
 
     /// Types text literally (as `send-keys -l`), e.g. a command line or field value.
@@ -98,14 +103,35 @@ struct Tmux {
     /// pane has exited: a hoist still closing its journal would otherwise
     /// write into the test's folder while the test removes it.
     func kill() async {
-        let pane = try? await Self.tmux(["display-message", "-p", "-t", session, "#{pane_pid}"])
         _ = try? await Self.tmux(["kill-session", "-t", session])
-        guard let leader = pane.flatMap({ Int32($0.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) })
-        else { return }
+        guard let leader else { return }
         let deadline = ContinuousClock.now + .seconds(5)
         while ContinuousClock.now < deadline, Self.processes(inSession: leader) {
             try? await Task.sleep(for: .milliseconds(20))
         }
+        Leaders.shared.remove(leader)
+    }
+
+    /// The panes not killed yet. At exit (a test's deferred kill may not have
+    /// run) the tests' tmux server goes, and what ran in its panes has up to
+    /// 5 s to end before the test folders are removed.
+    private final class Leaders: @unchecked Sendable {
+        static let shared: Leaders = {
+            atexit {
+                _ = system("/usr/bin/tmux -L \(Tmux.socket) kill-server 2>/dev/null")
+                let leaders = Leaders.shared.lock.withLock { Leaders.shared.pids }
+                let deadline = ContinuousClock.now + .seconds(5)
+                while ContinuousClock.now < deadline, leaders.contains(where: Tmux.processes(inSession:)) {
+                    usleep(20_000)
+                }
+            }
+            return Leaders()
+        }()
+        private let lock = NSLock()
+        private var pids: Set<Int32> = []
+
+        func insert(_ pid: Int32) { lock.withLock { _ = pids.insert(pid) } }
+        func remove(_ pid: Int32) { lock.withLock { _ = pids.remove(pid) } }
     }
 
     /// Whether any process belongs to session `id` (the pane's shell leads one).

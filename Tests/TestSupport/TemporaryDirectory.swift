@@ -1,6 +1,8 @@
 import Glibc
 
-/// A fresh directory under /tmp (or `parent`), removed when the test is done with it.
+/// A fresh directory under /tmp (or `parent`), removed when the test is done
+/// with it, or at the latest when the test process exits: a global is never
+/// released, and a test's deferred clean-up task may not run before the exit.
 public final class TemporaryDirectory: @unchecked Sendable {
     public let path: String
 
@@ -10,10 +12,12 @@ public final class TemporaryDirectory: @unchecked Sendable {
         precondition(made != nil, "mkdtemp failed: \(errno)")
         path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         chmod(path, 0o755)
+        LiveFolders.shared.insert(path)
     }
 
     deinit {
         removeTree(path)
+        LiveFolders.shared.remove(path)
     }
 
     /// Writes `bytes` to a file in the directory and returns its path.
@@ -47,6 +51,35 @@ public final class TemporaryDirectory: @unchecked Sendable {
         let full = path + "/" + name
         mkdir(full, 0o755)
         return full
+    }
+}
+
+/// The folders not removed yet, removed at exit.
+private final class LiveFolders: @unchecked Sendable {
+    static let shared: LiveFolders = {
+        // Run after handlers registered later (atexit runs them last first): a
+        // test helper that stops what runs in the folders registers its own.
+        atexit { for path in LiveFolders.shared.take() { removeTree(path) } }
+        return LiveFolders()
+    }()
+    private var paths: Set<String> = []
+    private var mutex = pthread_mutex_t()
+
+    private init() { pthread_mutex_init(&mutex, nil) }
+
+    func insert(_ path: String) { locked { paths.insert(path) } }
+    func remove(_ path: String) { locked { paths.remove(path) } }
+    func take() -> Set<String> {
+        locked {
+            defer { paths = [] }
+            return paths
+        }
+    }
+
+    private func locked<T>(_ body: () -> T) -> T {
+        pthread_mutex_lock(&mutex)
+        defer { pthread_mutex_unlock(&mutex) }
+        return body()
     }
 }
 
