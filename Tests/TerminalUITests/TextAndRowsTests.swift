@@ -82,6 +82,21 @@ import UploadEngine
         #expect(lines.allSatisfy { TextWidth.columns(of: $0) == 80 })
     }
 
+    /// A narrow pane drops the bytes, then the bar: the status always shows.
+    @Test func rowsInANarrowPaneKeepTheStatus() {
+        let lines = TransferRows.lines(for: sample, width: 50, maxRows: 10)
+        #expect(
+            lines == [
+                "身份证 …  [##----]  45%  ETA 3s     sending       ",
+                "notes.txt [######] 100%             done 200      ",
+                "Total 1/2 done [##----]  45%  ETA 3s              ",
+            ])
+        #expect(lines.allSatisfy { TextWidth.columns(of: $0) == 50 })
+        let narrow = TransferRows.lines(for: sample, width: 40, maxRows: 10)
+        #expect(narrow[0] == "身份证 …  45%  ETA 3s     sending       ", "\(narrow)")
+        #expect(narrow.allSatisfy { TextWidth.columns(of: $0) == 40 }, "\(narrow)")
+    }
+
     @Test func rowsAtWideTerminal() {
         let lines = TransferRows.lines(for: sample, width: 120, maxRows: 10)
         #expect(

@@ -5,15 +5,28 @@ import UploadEngine
 /// lines out, each exactly `width` columns.
 public enum TransferRows {
     /// Column sizes for a width: the bar shrinks first, then speed goes,
-    /// so the name keeps at least 16 columns down to 80.
+    /// so the name keeps at least 16 columns down to 80; below that the
+    /// bytes go, then the bar, so the status (`failed 503`) always shows.
     struct Layout {
+        /// 0: no bar.
         var bar: Int
         var showSpeed: Bool
+        var showSize: Bool
 
         init(width: Int) {
             showSpeed = width >= 96
-            let fixed = showSpeed ? 70 : 56
-            bar = max(6, min(20, width - fixed - 18))
+            showSize = width >= 72
+            let fixed = (showSpeed ? 70 : 56) - (showSize ? 0 : 23)
+            bar = width >= 49 ? max(6, min(20, width - fixed - 18)) : 0
+        }
+
+        /// ` [####--]  45%    4.50 MiB / 10.0 MiB    2.10 MiB/s  ETA 3s   `: what follows the name.
+        func columns(fraction: Double?, size: String, speed: String, eta: String) -> String {
+            (bar > 0 ? " " + Format.bar(fraction, width: bar) : "")
+                + " " + TextWidth.fit(fraction.map(Format.percent) ?? "", toColumns: 4, alignRight: true)
+                + (showSize ? "  " + TextWidth.fit(size, toColumns: 21, alignRight: true) : "")
+                + (showSpeed ? "  " + TextWidth.fit(speed, toColumns: 12, alignRight: true) : "")
+                + "  " + TextWidth.fit(eta, toColumns: 9)
         }
     }
 
@@ -47,17 +60,11 @@ public enum TransferRows {
         let sent = progress.bytesSent
         let size = progress.totalBytes.map { Format.bytes(sent) + " / " + Format.bytes($0) } ?? Format.bytes(sent)
         let fraction = task.state == .succeeded && progress.totalBytes == nil ? 1 : progress.fraction
-        let percent = fraction.map(Format.percent) ?? ""
         // Once the body is sent, speed and ETA say nothing ("waiting reply" does).
         let speed = task.state == .sending ? Format.rate(progress.bytesPerSecond) : ""
         let eta = task.state == .sending ? (progress.eta.map { "ETA " + Format.duration($0) } ?? "") : ""
-        let layout = Layout(width: width)
         let tail =
-            " " + Format.bar(fraction, width: layout.bar)
-            + " " + TextWidth.fit(percent, toColumns: 4, alignRight: true)
-            + "  " + TextWidth.fit(size, toColumns: 21, alignRight: true)
-            + (layout.showSpeed ? "  " + TextWidth.fit(speed, toColumns: 12, alignRight: true) : "")
-            + "  " + TextWidth.fit(eta, toColumns: 9)
+            Layout(width: width).columns(fraction: fraction, size: size, speed: speed, eta: eta)
             + "  " + TextWidth.fit(status(task), toColumns: 14)
         let nameWidth = max(8, width - TextWidth.columns(of: tail))
         return TextWidth.fit(TextWidth.fit(task.request.displayName, toColumns: nameWidth) + tail, toColumns: width)
@@ -110,14 +117,8 @@ public enum TransferRows {
         } else {
             eta = ""
         }
-        let layout = Layout(width: width)
-        let tail =
-            " " + Format.bar(fraction, width: layout.bar)
-            + " " + TextWidth.fit(fraction.map(Format.percent) ?? "", toColumns: 4, alignRight: true)
-            + "  " + TextWidth.fit(size, toColumns: 21, alignRight: true)
-            + (layout.showSpeed
-                ? "  " + TextWidth.fit(speed > 1 ? Format.rate(speed) : "", toColumns: 12, alignRight: true) : "")
-            + "  " + TextWidth.fit(eta, toColumns: 9)
+        let tail = Layout(width: width).columns(
+            fraction: fraction, size: size, speed: speed > 1 ? Format.rate(speed) : "", eta: eta)
         // Aligned with the rows' name column; long counts spill into the unused status column.
         let nameWidth = max(TextWidth.columns(of: counts), width - TextWidth.columns(of: tail) - 16)
         return TextWidth.fit(TextWidth.fit(counts, toColumns: nameWidth) + tail, toColumns: width)
