@@ -78,6 +78,36 @@ import Testing
         }
     }
 
+    /// While the receiver holds the socket full, the same count is told
+    /// again every half second, so the speed falls instead of keeping the rate
+    /// of the burst that filled the socket (and the ETA grows).
+    @Test func aStalledUploadsSpeedFallsWhileItWaits() async throws {
+        try await Harness.run { h in
+            // Larger than the loopback socket buffers, so the stall is felt.
+            let (form, _) = fileForm(h, size: 40_000_000)
+            let id = try h.engine.add(
+                UploadRequest(url: h.url + "?stall=2500", body: .multipart(form), retry: .none))
+            let done = try await h.finish(id)
+            #expect(done.state == .succeeded, "\(String(describing: done.failure))")
+            // The longest run of events with one count, while sending.
+            var run: [Double] = []
+            var longest: [Double] = []
+            var count: Int64 = -1
+            for snapshot in h.events.snapshots(of: id) where snapshot.state == .sending {
+                if snapshot.progress.bytesSent == count, snapshot.progress.bytesSent > 0 {
+                    run.append(snapshot.progress.bytesPerSecond)
+                } else {
+                    run = [snapshot.progress.bytesPerSecond]
+                    count = snapshot.progress.bytesSent
+                }
+                if run.count > longest.count { longest = run }
+            }
+            #expect(longest.count >= 4, "\(longest)")
+            #expect(zip(longest, longest.dropFirst()).allSatisfy { $0 > $1 }, "falling: \(longest)")
+            #expect(longest.last! < longest.first! / 2, "\(longest)")
+        }
+    }
+
     @Test func tooLargeIsAClearFailureAndNever100Percent() async throws {
         try await Harness.run(configure: { $0.maxBodySize = 100_000 }) { h in
             // Larger than the loopback socket buffers: a smaller body can be

@@ -37,6 +37,10 @@ final class ResponseCollector: HTTPClientResponseDelegate, @unchecked Sendable {
     private let events: Events
     private let bodyCap: Int
     private let progressInterval = TimeAmount.milliseconds(50)
+    /// With no write done for this long, the count is told again: speed and
+    /// ETA then fall while a slow receiver holds the socket full, instead of
+    /// keeping the rate of the burst that filled it.
+    private let stalledInterval = TimeAmount.milliseconds(500)
 
     private(set) var bytesSent: Int64 = 0
     private(set) var requestFullySent = false
@@ -84,6 +88,10 @@ final class ResponseCollector: HTTPClientResponseDelegate, @unchecked Sendable {
         if let sentAt = bodySentAt, now - sentAt >= progressInterval {
             bodySentAt = nil
             events.bodySent(bytesSent)
+        }
+        if !requestFullySent, now - lastProgressReport >= stalledInterval {
+            lastProgressReport = now
+            events.progress(bytesSent)
         }
         guard let watch, now >= watch.next else { return }
         self.watch?.next = now + watch.period
