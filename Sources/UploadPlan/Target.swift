@@ -80,6 +80,10 @@ public struct Target: Sendable, Hashable, Codable {
     /// An `s3://BUCKET/KEY` URL: each file is an object in S3-compatible
     /// storage, whatever the transfer kind and body say.
     public var isS3: Bool { S3Location.isS3URL(url) }
+    /// An S3 or tus target sends each file alone, whatever the method and body kind say.
+    public var sendsEachFileAlone: Bool { isS3 || transfer == .tus }
+    /// How the files go, in a word: `S3`, `tus`, or the method.
+    public var howSent: String { isS3 ? "S3" : transfer == .tus ? "tus" : method.rawValue }
 
     public var successRule: SuccessRule { SuccessRule(expectations: expectations, messagePath: messagePath) }
 

@@ -222,6 +222,8 @@ import UploadPlan
         var top = Fixtures.render(m)[0]
         #expect(top.contains("│ tus http://") && top.contains(" · resumable "), "\(top)")
         #expect(!top.contains("multipart") && !top.contains("task per file"), "\(top)")
+        _ = m.update(.key(.character("u")))
+        #expect(m.notice?.text.contains(" → tus http://") == true, "\(String(describing: m.notice))")
         m.target.url = "s3://photos/2026/"
         top = Fixtures.render(m)[0]
         #expect(top.contains("│ S3 s3://photos/2026/ · object per file "), "\(top)")

@@ -446,7 +446,7 @@ extension AppModel {
             for i in files.indices { files[i].marked = false }
             selectsNextAdded = true
             notice = Notice(
-                "queued \(Target.count(requests.count, "task")) → \(target.method.rawValue) \(Secrets.displayURL(target.url))"
+                "queued \(Target.count(requests.count, "task")) → \(target.howSent) \(Secrets.displayURL(target.url))"
             )
             return [.upload(requests, chained: mode == .chain && requests.count > 1)]
         } catch {

@@ -12,14 +12,12 @@ enum Bars {
         let state = queue.isPaused ? "■ paused" : "▶ running"
         let limit = queue.limitRate.map { " ≤" + Format.rate(Double($0)) } ?? ""
         let queueText = " \(state) \(model.tasks.totals.running)/\(queue.concurrency)\(limit) "
-        // An S3 or tus target sends each file alone, whatever the method and body kind say.
         let target = model.target
-        let plainRequest = !target.isS3 && target.transfer != .tus
-        let how = target.isS3 ? "S3" : plainRequest ? target.method.rawValue : "tus"
-        let body = target.isS3 ? "object per file" : plainRequest ? target.bodyKind.rawValue : "resumable"
+        let body = target.isS3 ? "object per file" : target.transfer == .tus ? "resumable" : target.bodyKind.rawValue
         // One request or each file alone: a choice for multipart bodies only; a chain, for any.
         let mode =
-            model.sendMode == .chain || (plainRequest && target.bodyKind == .multipart) ? model.sendMode.rawValue : ""
+            model.sendMode == .chain || (!target.sendsEachFileAlone && target.bodyKind == .multipart)
+            ? model.sendMode.rawValue : ""
         // Below 100 columns the URL matters more than the profile and mode.
         let rightParts =
             rect.width < 100
@@ -30,7 +28,7 @@ enum Bars {
         let images = model.target.images.map { " · images " + imageSummary($0) } ?? ""
         let expects = model.target.expectations.map { " · expect " + $0.text }.joined()
         // A long URL (a query, a presigned one) gives way before what is said after it.
-        let method = "│ \(how) "
+        let method = "│ \(target.howSent) "
         let details = " · \(body)\(expects)\(images) "
         let room = max(0, rect.maxX - x - rightWidth - 1)
         let urlRoom = room - TextWidth.columns(of: method) - TextWidth.columns(of: details)
