@@ -138,12 +138,12 @@ struct Tmux {
     private static func processes(inSession id: Int32) -> Bool {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return false }
         for name in names where name.first?.isNumber == true {
-            // Field 6 of /proc/PID/stat, counted after the command's closing parenthesis.
+            // Field 6 of /proc/PID/stat (the session), the fourth after the closing parenthesis of the command.
             guard let stat = try? String(contentsOfFile: "/proc/\(name)/stat", encoding: .utf8),
                 let close = stat.lastIndex(of: ")")
             else { continue }
             let fields = stat[stat.index(after: close)...].split(separator: " ")
-            if fields.count > 4, Int32(fields[4]) == id { return true }
+            if fields.count > 3, Int32(fields[3]) == id { return true }
         }
         return false
     }
