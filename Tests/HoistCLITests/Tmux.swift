@@ -43,7 +43,7 @@ struct Tmux {
         guard result.status == 0 else { throw TmuxError(message: "tmux new-session failed: \(result.stderr)") }
         let pane = try await tmux(["display-message", "-p", "-t", session, "#{pane_pid}"])
         let leader = Int32(pane.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
-        if let leader { Leaders.shared.insert(leader) }
+        if let leader { leaders.insert(leader) }
         return Tmux(session: session, folder: folder, leader: leader)
     }
 
@@ -109,30 +109,22 @@ struct Tmux {
         while ContinuousClock.now < deadline, Self.processes(inSession: leader) {
             try? await Task.sleep(for: .milliseconds(20))
         }
-        Leaders.shared.remove(leader)
+        Self.leaders.remove(leader)
     }
 
     /// The panes not killed yet. At exit (a test's deferred kill may not have
     /// run) the tests' tmux server goes, and what ran in its panes has up to
     /// 5 s to end before the test folders are removed.
-    private final class Leaders: @unchecked Sendable {
-        static let shared: Leaders = {
-            atexit {
-                _ = system("/usr/bin/tmux -L \(Tmux.socket) kill-server 2>/dev/null")
-                let leaders = Leaders.shared.lock.withLock { Leaders.shared.pids }
-                let deadline = ContinuousClock.now + .seconds(5)
-                while ContinuousClock.now < deadline, leaders.contains(where: Tmux.processes(inSession:)) {
-                    usleep(20_000)
-                }
+    private static let leaders: LockedSet<Int32> = {
+        atexit {
+            _ = system("/usr/bin/tmux -L \(Tmux.socket) kill-server 2>/dev/null")
+            let deadline = ContinuousClock.now + .seconds(5)
+            while ContinuousClock.now < deadline, Tmux.leaders.all.contains(where: Tmux.processes(inSession:)) {
+                usleep(20_000)
             }
-            return Leaders()
-        }()
-        private let lock = NSLock()
-        private var pids: Set<Int32> = []
-
-        func insert(_ pid: Int32) { lock.withLock { _ = pids.insert(pid) } }
-        func remove(_ pid: Int32) { lock.withLock { _ = pids.remove(pid) } }
-    }
+        }
+        return LockedSet()
+    }()
 
     /// Whether any process belongs to session `id` (the pane's shell leads one).
     private static func processes(inSession id: Int32) -> Bool {

@@ -12,12 +12,12 @@ public final class TemporaryDirectory: @unchecked Sendable {
         precondition(made != nil, "mkdtemp failed: \(errno)")
         path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         chmod(path, 0o755)
-        LiveFolders.shared.insert(path)
+        liveFolders.insert(path)
     }
 
     deinit {
         removeTree(path)
-        LiveFolders.shared.remove(path)
+        liveFolders.remove(path)
     }
 
     /// Writes `bytes` to a file in the directory and returns its path.
@@ -55,30 +55,32 @@ public final class TemporaryDirectory: @unchecked Sendable {
 }
 
 /// The folders not removed yet, removed at exit.
-private final class LiveFolders: @unchecked Sendable {
-    static let shared: LiveFolders = {
-        // Run after handlers registered later (atexit runs them last first): a
-        // test helper that stops what runs in the folders registers its own.
-        atexit { for path in LiveFolders.shared.take() { removeTree(path) } }
-        return LiveFolders()
-    }()
-    private var paths: Set<String> = []
-    private var mutex = pthread_mutex_t()
+private let liveFolders: LockedSet<String> = {
+    // Run after handlers registered later (atexit runs them last first): a
+    // test helper that stops what runs in the folders registers its own.
+    atexit { for path in liveFolders.all { removeTree(path) } }
+    return LockedSet()
+}()
 
-    private init() { pthread_mutex_init(&mutex, nil) }
+/// A set shared between threads.
+public final class LockedSet<Element: Hashable & Sendable>: @unchecked Sendable {
+    private var elements: Set<Element> = []
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
 
-    func insert(_ path: String) { locked { paths.insert(path) } }
-    func remove(_ path: String) { locked { paths.remove(path) } }
-    func take() -> Set<String> {
-        locked {
-            defer { paths = [] }
-            return paths
-        }
+    public init() { pthread_mutex_init(mutex, nil) }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
     }
 
+    public func insert(_ element: Element) { locked { _ = elements.insert(element) } }
+    public func remove(_ element: Element) { locked { _ = elements.remove(element) } }
+    public var all: Set<Element> { locked { elements } }
+
     private func locked<T>(_ body: () -> T) -> T {
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
         return body()
     }
 }
