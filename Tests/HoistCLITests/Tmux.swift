@@ -118,6 +118,7 @@ struct Tmux {
     private static let leaders: LockedSet<Int32> = {
         atexit {
             _ = system("/usr/bin/tmux -L \(Tmux.socket) kill-server 2>/dev/null")
+            unlink("/tmp/tmux-\(getuid())/\(Tmux.socket)")  // a server that was gone already can leave it
             let deadline = ContinuousClock.now + .seconds(5)
             while ContinuousClock.now < deadline, Tmux.leaders.all.contains(where: Tmux.processes(inSession:)) {
                 usleep(20_000)
