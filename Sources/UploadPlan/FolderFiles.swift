@@ -83,9 +83,7 @@ public enum FolderFiles {
         }
         defer { closedir(stream) }
         while let entry = readdir(stream) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
+            let name = Self.name(of: entry)
             if name == "." || name == ".." { continue }
             if name.hasPrefix("."), !options.hidden {
                 walk.skippedHidden += 1
@@ -116,8 +114,13 @@ public enum FolderFiles {
         }
     }
 
+    /// The name of a `readdir` entry.
+    public static func name(of entry: UnsafeMutablePointer<dirent>) -> String {
+        withUnsafeBytes(of: entry.pointee.d_name) { raw in String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self) }
+    }
+
     /// A `d_type` value for `path` from `stat` or `lstat`.
-    private static func type(of path: String, follow: Bool) -> Int32 {
+    public static func type(of path: String, follow: Bool) -> Int32 {
         var info = stat()
         guard (follow ? stat(path, &info) : lstat(path, &info)) == 0 else { return Int32(DT_UNKNOWN) }
         switch info.st_mode & S_IFMT {

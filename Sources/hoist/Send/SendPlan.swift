@@ -303,17 +303,12 @@ enum Glob {
                 fnmatch(name, raw.baseAddress!.assumingMemoryBound(to: CChar.self), FNM_PERIOD) == 0
             }
             guard matches else { continue }
-            let path =
-                prefix
-                + withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                    String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-                }
+            let path = prefix + FolderFiles.name(of: entry)
             switch Int32(entry.pointee.d_type) {
             case Int32(DT_DIR):
                 continue
             case Int32(DT_LNK), Int32(DT_UNKNOWN):
-                var info = stat()
-                if stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR { continue }
+                if FolderFiles.type(of: path, follow: true) == Int32(DT_DIR) { continue }
             default:
                 break
             }

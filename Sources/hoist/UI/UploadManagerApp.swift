@@ -204,9 +204,7 @@ enum FileSystem {
         defer { closedir(dir) }
         var entries: [DirectoryEntry] = []
         while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) {
-                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
-            }
+            let name = FolderFiles.name(of: entry)
             if name == "." || name == ".." { continue }
             var info = stat()
             let path = (directory == "/" ? "" : directory) + "/" + name
