@@ -74,10 +74,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "Crypto", package: "swift-crypto"),
-            ],
-            // Swift exports every symbol of an executable for dlsym, which Hoist
-            // never does: 4 MB of symbol tables (stripped 44 -> 39 MB).
-            linkerSettings: [.unsafeFlags(["-Xlinker", "--no-export-dynamic"])]
+            ]
         ),
         .executableTarget(
             name: "hoist-bench-encode",
@@ -152,17 +149,11 @@ let package = Package(
 // A module's members are seen only in files that import it. Otherwise the full
 // Foundation, which a dependency imports (TOMLKit), lends its String methods to
 // every file, and one call links all of it with ICU's data (docs/ARCHITECTURE.md).
+// No unsafe flags: SwiftPM refuses them in a package used as a versioned
+// dependency. The release flags are in scripts/build-release.sh.
 for target in package.targets
 where ["FormData", "ImagePrep", "UploadEngine", "Receiver", "UploadPlan", "TerminalUI", "CursesTerminal", "hoist"]
     .contains(target.name)
 {
-    target.swiftSettings =
-        (target.swiftSettings ?? []) + [
-            .enableUpcomingFeature("MemberImportVisibility"),
-            // Generic types are instantiated through accessor functions, not
-            // by demangling their names at run time, where each first use of a
-            // conformance scanned all 8,656 conformance records: a one-file
-            // send spent a quarter of its time there.
-            .unsafeFlags(["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"]),
-        ]
+    target.swiftSettings = (target.swiftSettings ?? []) + [.enableUpcomingFeature("MemberImportVisibility")]
 }

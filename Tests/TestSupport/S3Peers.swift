@@ -41,58 +41,23 @@ public final class MotoPeer: @unchecked Sendable {
         throw SubprocessError(message: "moto_server on port \(port) did not answer within 10 s")
     }
 
-    /// Runs Python with `ENDPOINT` and `s3` (a boto3 client with moto's
-    /// default keys) defined; returns what it printed.
+    /// boto3 against this moto, with the key that is valid now.
+    public var reader: S3Reader { S3Reader(endpoint: endpoint, key: key.id, secret: key.secret) }
+
     @discardableResult
-    public func python(_ script: String) async throws -> String {
-        let prelude = """
-            import boto3, hashlib, json, sys
-            ENDPOINT = \(String(reflecting: endpoint))
-            s3 = boto3.client("s3", endpoint_url=ENDPOINT, region_name="us-east-1",
-                              aws_access_key_id=\(String(reflecting: key.id)), aws_secret_access_key=\(String(reflecting: key.secret)))
+    public func python(_ script: String) async throws -> String { try await reader.python(script) }
 
-            """
-        let result = try await Subprocess.run(
-            "/usr/bin/env", ["python3", "-c", prelude + script], timeout: .seconds(120))
-        guard result.status == 0 else {
-            throw SubprocessError(
-                message: "python against moto failed: \(String(decoding: result.stderr, as: UTF8.self))")
-        }
-        return String(decoding: result.stdout, as: UTF8.self)
-    }
+    public func createBucket(_ name: String) async throws { try await reader.createBucket(name) }
 
-    public func createBucket(_ name: String) async throws {
-        try await python("s3.create_bucket(Bucket=\(String(reflecting: name)))")
-    }
-
-    /// Size, SHA-256 and ETag of an object, as boto3 reads it back.
     public func object(_ bucket: String, _ key: String) async throws -> (size: Int, sha256: String, etag: String) {
-        let out = try await python(
-            """
-            import base64
-            body = s3.get_object(Bucket=\(String(reflecting: bucket)), Key=base64.b64decode("\(Data(key.utf8).base64EncodedString())").decode())
-            data = body["Body"].read()
-            print(json.dumps([len(data), hashlib.sha256(data).hexdigest(), body["ETag"]]))
-            """)
-        let fields = try JSONSerialization.jsonObject(with: Data(out.utf8)) as! [Any]
-        return (fields[0] as! Int, fields[1] as! String, fields[2] as! String)
+        try await reader.object(bucket, key)
     }
 
-    /// The CRC32 (base64) moto keeps for an object, as HeadObject with
-    /// checksums on gives it, and the CRC32 of its bytes by Python's zlib.
     public func crc32(_ bucket: String, _ key: String) async throws -> (stored: String?, computed: String) {
-        let out = try await python(
-            """
-            import base64, zlib
-            key = base64.b64decode("\(Data(key.utf8).base64EncodedString())").decode()
-            head = s3.head_object(Bucket=\(String(reflecting: bucket)), Key=key, ChecksumMode="ENABLED")
-            data = s3.get_object(Bucket=\(String(reflecting: bucket)), Key=key)["Body"].read()
-            computed = base64.b64encode(zlib.crc32(data).to_bytes(4, "big")).decode()
-            print(json.dumps([head.get("ChecksumCRC32"), computed]))
-            """)
-        let fields = try JSONSerialization.jsonObject(with: Data(out.utf8)) as! [Any]
-        return (fields[0] as? String, fields[1] as! String)
+        try await reader.crc32(bucket, key)
     }
+
+    public func openUploads(_ bucket: String) async throws -> Int { try await reader.openUploads(bucket) }
 
     /// The request lines moto logged so far that contain `text`, e.g.
     /// `"PUT /photos/big.bin?partNumber=`: `UploadPart`s of that object.
@@ -126,13 +91,6 @@ public final class MotoPeer: @unchecked Sendable {
         let fields = try JSONSerialization.jsonObject(with: Data(out.utf8)) as! [String]
         key = (fields[0], fields[1])
         return (fields[0], fields[1])
-    }
-
-    /// The multipart uploads the bucket still holds (none after an abort or completion).
-    public func openUploads(_ bucket: String) async throws -> Int {
-        let out = try await python(
-            "print(len(s3.list_multipart_uploads(Bucket=\(String(reflecting: bucket))).get('Uploads', [])))")
-        return Int(out.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
     }
 }
 

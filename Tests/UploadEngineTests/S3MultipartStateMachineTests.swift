@@ -1,3 +1,4 @@
+import Crypto
 import FormData
 import Foundation
 import Glibc
@@ -207,5 +208,119 @@ import Testing
         }
         #expect(detail.contains("so it is not completed"))
         #expect(resumed.abortion() == .abort(uploadID: "u3"))
+    }
+
+    // MARK: - Through a network that cuts and a server that settles late
+
+    /// Parts 1-3 of 24 MiB sent with CRC32 and confirmed; part 2's answer
+    /// came, part 3's never did.
+    func crcUpload() -> (Machine, FileSnapshot) {
+        let (path, snapshot) = file(24 * Self.mib)
+        var m = Machine(path: path, partSize: 8 * Self.mib, concurrency: 3, checkpoint: nil, checksum: .crc32)
+        _ = m.handle(.start(file: snapshot))
+        _ = m.handle(.created(uploadID: "u"))
+        _ = m.handle(.partSent(uploadID: "u", number: 1, etag: "\"e1\"", checksum: "c1"))
+        _ = m.handle(.partSent(uploadID: "u", number: 2, etag: "\"e2\"", checksum: "c2"))
+        return (m, snapshot)
+    }
+
+    @Test func listedPartsCountOnlyWhenTheirChecksumIsKnownSoTheCompletionIsConsistent() {
+        var (m, snapshot) = crcUpload()
+        // The cut part 3 ends the attempt; the next one asks the server.
+        let cut = m.handle(
+            .failed(
+                .uploadPart(uploadID: "u", number: 3, range: 16 * Self.mib..<24 * Self.mib),
+                .transport(.connectionLost("reset"))))
+        #expect(cut.end == .fail(.connectionLost("reset")))
+        #expect(m.handle(.start(file: snapshot)).sends == [.listParts(uploadID: "u", marker: nil)])
+        // SeaweedFS lists no checksums. Part 1 is ours; part 2's ETag is not
+        // (another write of it landed); part 3 arrived but its CRC32 is unknown.
+        let listed = m.handle(
+            .listed(
+                uploadID: "u",
+                [
+                    S3Part(number: 1, etag: "e1", size: 8 * Self.mib),
+                    S3Part(number: 2, etag: "\"other\"", size: 8 * Self.mib),
+                    S3Part(number: 3, etag: "\"e3\"", size: 8 * Self.mib),
+                ], nextMarker: nil))
+        #expect(parts(listed.sends) == [2, 3])
+        #expect(listed.checkpoint?.parts == [S3Part(number: 1, etag: "e1", size: 8 * Self.mib, checksum: "c1")])
+        _ = m.handle(.partSent(uploadID: "u", number: 2, etag: "\"e2b\"", checksum: "c2"))
+        let complete = m.handle(.partSent(uploadID: "u", number: 3, etag: "\"e3b\"", checksum: "c3"))
+        guard case .complete(_, let all)? = complete.sends.first else {
+            Issue.record("no completion: \(complete)")
+            return
+        }
+        #expect(all.map(\.checksum) == ["c1", "c2", "c3"])
+    }
+
+    @Test func aRefusedOrUnansweredCompletionIsCheckedAndSentAgain() {
+        var (m, snapshot) = crcUpload()
+        let complete = m.handle(.partSent(uploadID: "u", number: 3, etag: "\"e3\"", checksum: "c3"))
+        #expect(complete.sends.count == 1)
+        let invalid = S3ServerError(status: 400, code: "InvalidRequest", message: "part 3 not found")
+        let refused = m.handle(.failed(.complete(uploadID: "u", []), .server(invalid)))
+        #expect(refused.end == .recheck(.httpStatus(400, message: "InvalidRequest: part 3 not found")))
+        // The next attempt (after the executor's backoff) lists, finds every part as sent, and completes.
+        #expect(m.handle(.start(file: snapshot)).sends == [.listParts(uploadID: "u", marker: nil)])
+        let again = m.handle(
+            .listed(
+                uploadID: "u",
+                (1...3).map { S3Part(number: $0, etag: "\"e\($0)\"", size: 8 * Self.mib) }, nextMarker: nil))
+        #expect(
+            again.sends == [
+                .complete(
+                    uploadID: "u",
+                    (1...3).map {
+                        S3Part(number: $0, etag: "\"e\($0)\"", size: 8 * Self.mib, checksum: "c\($0)")
+                    })
+            ])
+        // A refusal of the request itself is final.
+        let denied = S3ServerError(status: 403, code: "AccessDenied", message: "no")
+        #expect(
+            m.handle(.failed(.complete(uploadID: "u", []), .server(denied))).end
+                == .fail(.httpStatus(403, message: "AccessDenied: no")))
+        #expect(Machine.completionInDoubt(.transport(.connectionLost("reset"))))
+        #expect(Machine.completionInDoubt(.transport(.httpStatus(503, message: nil))))
+        #expect(!Machine.completionInDoubt(.server(S3ServerError(status: 400, code: "MalformedXML", message: ""))))
+    }
+
+    @Test func aCompletionWhoseAnswerWasLostIsFoundByTheObjectsETag() throws {
+        let md5s = ["0123456789abcdef0123456789abcdef", "fedcba9876543210fedcba9876543210"]
+        let (path, snapshot) = file(10 * Self.mib)
+        let saved = S3Checkpoint(
+            uploadID: "u", partSize: 8 * Self.mib, length: 10 * Self.mib,
+            parts: [
+                S3Part(number: 1, etag: "\"\(md5s[0])\"", size: 8 * Self.mib),
+                S3Part(number: 2, etag: md5s[1], size: 2 * Self.mib),
+            ], file: snapshot)
+        // S3's rule: the MD5 of the parts' binary MD5s, then the part count.
+        let digest = Insecure.MD5.hash(data: md5s.flatMap { Hex.bytes($0)! })
+        let expected = "\"" + digest.map { String(format: "%02x", $0) }.joined() + "-2\""
+        #expect(saved.multipartETag == expected)
+        #expect(
+            S3Checkpoint(
+                uploadID: "u", partSize: 1, length: 1, parts: [S3Part(number: 1, etag: "\"kms-xyz\"", size: 1)],
+                file: nil
+            ).multipartETag == nil)
+
+        let gone = Machine.S3Fault.server(S3ServerError(status: 404, code: "NoSuchUpload", message: ""))
+        var m = Machine(path: path, partSize: 8 * Self.mib, concurrency: 2, checkpoint: saved)
+        _ = m.handle(.start(file: snapshot))
+        #expect(m.handle(.failed(.listParts(uploadID: "u", marker: nil), gone)).sends == [.headObject])
+        let found = m.handle(.objectFound(size: 10 * Self.mib, etag: expected))
+        #expect(found.end == .done)
+        #expect(found.note?.contains("already holds the whole object") == true)
+
+        // Another object of the same size under the key: the upload starts over.
+        var other = Machine(path: path, partSize: 8 * Self.mib, concurrency: 2, checkpoint: saved)
+        _ = other.handle(.start(file: snapshot))
+        _ = other.handle(.failed(.listParts(uploadID: "u", marker: nil), gone))
+        #expect(other.handle(.objectFound(size: 10 * Self.mib, etag: "\"abc-2\"")).sends == [.create])
+        // No object at all: the same.
+        var none = Machine(path: path, partSize: 8 * Self.mib, concurrency: 2, checkpoint: saved)
+        _ = none.handle(.start(file: snapshot))
+        _ = none.handle(.failed(.listParts(uploadID: "u", marker: nil), gone))
+        #expect(none.handle(.failed(.headObject, .transport(.httpStatus(404, message: nil)))).sends == [.create])
     }
 }

@@ -62,7 +62,9 @@ struct UploadAttemptStateMachine: Sendable, Hashable {
             }
             let delay =
                 replayable
-                ? retry.delay(afterAttempt: number, failure: failure, retryAfter: outcome.retryAfter, jitter: jitter)
+                ? retry.delay(
+                    afterAttempt: number, failure: failure, retryAfter: outcome.retryAfter, jitter: jitter,
+                    inDoubt: outcome.inDoubt)
                 : nil
             return .finish(
                 response: response, answeredEarly: early, verdict: .attemptFailed(failure, retryIn: delay, now: now))

@@ -76,6 +76,11 @@ extension UploadEngine {
             terminateTus(id)
             abortS3(id)
         }
+        if case .failed = record.snapshot.state, record.s3?.abortion() != nil {
+            // Nothing may stay open and billed that no journal knows of.
+            abortS3(id)
+            record.snapshot.note = "the multipart upload was aborted on the server, so none of its parts stays stored"
+        }
         removePreparedImages(record)
         record.attemptMachine = nil  // a retry makes a new one; a finished task keeps its result only
         record.snapshot.finishedAt = .now

@@ -27,11 +27,14 @@ public struct RetryPolicy: Sendable, Hashable, Codable {
     public static let none = RetryPolicy(maxRetries: 0)
 
     /// The wait before attempt `attempt + 1`, after attempt `attempt` (1-based)
-    /// failed; `nil` when no retry is due. `jitter` is in 0...1.
-    public func delay(afterAttempt attempt: Int, failure: UploadFailure, retryAfter: Duration?, jitter: Double)
-        -> Duration?
-    {
-        guard attempt <= maxRetries, isRetryable(failure) else { return nil }
+    /// failed; `nil` when no retry is due. `jitter` is in 0...1. `inDoubt`:
+    /// a resumable transfer's driver asks the server before it goes on, so
+    /// any failure is worth that.
+    public func delay(
+        afterAttempt attempt: Int, failure: UploadFailure, retryAfter: Duration?, jitter: Double,
+        inDoubt: Bool = false
+    ) -> Duration? {
+        guard attempt <= maxRetries, inDoubt || isRetryable(failure) else { return nil }
         if let retryAfter { return min(retryAfter, maxRetryAfter) }
         let exponent = min(attempt - 1, 20)
         let backoff = min(baseDelay * (1 << exponent), maxDelay)

@@ -82,6 +82,15 @@ public struct S3Part: Sendable, Hashable, Codable {
         self.etag = etag
         self.size = size
     }
+
+    /// An ETag without its quotes (servers differ in whether they send them).
+    static func unquoted(_ etag: String) -> String {
+        etag.trimmingCharacters(in: "\" ")
+    }
+
+    static func sameETag(_ a: String, _ b: String) -> Bool {
+        unquoted(a).lowercased() == unquoted(b).lowercased()
+    }
 }
 
 /// An S3 error answer: `<Error><Code>…</Code><Message>…</Message></Error>`.

@@ -1,3 +1,4 @@
+import Crypto
 import FormData
 
 /// Where an S3 multipart upload stands, durably: its UploadId, the part
@@ -29,6 +30,18 @@ public struct S3Checkpoint: Sendable, Hashable, Codable {
         self.file = file
     }
 
+    /// The ETag S3 gives the completed object when every part's ETag is
+    /// its MD5: the MD5 of those digests, then `-` and the part count.
+    /// `nil` when a part's ETag is not an MD5 (an encrypted object's).
+    public var multipartETag: String? {
+        var digests: [UInt8] = []
+        for part in parts {
+            guard let md5 = Hex.bytes(S3Part.unquoted(part.etag)), md5.count == 16 else { return nil }
+            digests += md5
+        }
+        return "\"" + Hex.lowercase(Insecure.MD5.hash(data: digests)) + "-\(parts.count)\""
+    }
+
     /// Bytes the server holds.
     public var offset: Int64 { parts.reduce(0) { $0 + $1.size } }
 
@@ -57,12 +70,15 @@ struct S3MultipartStateMachine: Sendable {
         case listParts(uploadID: String, marker: Int?)
         case complete(uploadID: String, [S3Part])
         case abort(uploadID: String)
+        /// `HeadObject`: whether a completion whose answer was lost went through.
+        case headObject
 
         /// The upload it belongs to; `nil` for `create`.
         var uploadID: String? {
             switch self {
             case .create: return nil
             case .uploadPart(let id, _, _), .listParts(let id, _), .complete(let id, _), .abort(let id): return id
+            case .headObject: return nil
             }
         }
     }
@@ -75,6 +91,8 @@ struct S3MultipartStateMachine: Sendable {
         case partSent(uploadID: String, number: Int, etag: String, checksum: String? = nil)
         case listed(uploadID: String, [S3Part], nextMarker: Int?)
         case completed(uploadID: String)
+        /// `HeadObject` found the object: its size and ETag.
+        case objectFound(size: Int64, etag: String?)
         /// The engine's request slots widened `allowance`: more parts may go.
         case slotsFreed
         /// Standard input ended: the upload is `length` bytes.
@@ -91,6 +109,10 @@ struct S3MultipartStateMachine: Sendable {
     enum End: Sendable, Hashable {
         case done
         case fail(UploadFailure)
+        /// The attempt failed where what the server holds is in doubt (a
+        /// completion refused or unanswered): the next attempt, after the
+        /// executor's backoff, lists the parts before it goes on.
+        case recheck(UploadFailure)
     }
 
     struct Step: Sendable, Hashable {
@@ -125,6 +147,11 @@ struct S3MultipartStateMachine: Sendable {
     private var listed: [S3Part] = []
     private var restarted = false
     private var ended = false
+    /// Parts confirmed before the listing: a listed part is taken as sent
+    /// only when it is one of these (same ETag) or the server vouches for
+    /// it with the checksum the upload uses, so every part in the
+    /// completion carries the same kind of checksum.
+    private var confirmed: [Int: S3Part] = [:]
 
     init(
         path: String, partSize: Int64, concurrency: Int, checkpoint: S3Checkpoint?, checksum: S3Checksum = .crc32,
@@ -166,6 +193,7 @@ struct S3MultipartStateMachine: Sendable {
                 return fail(changed)
             }
             if upload == nil { file = current }
+            confirmed = Dictionary(upload?.parts.map { ($0.number, $0) } ?? [], uniquingKeysWith: { $1 })
             return upload.map { Step(sends: [.listParts(uploadID: $0.uploadID, marker: nil)]) }
                 ?? Step(sends: [.create])
         case _ where ended:
@@ -189,8 +217,10 @@ struct S3MultipartStateMachine: Sendable {
             inFlight.remove(number)
             let size = Int64(upload.range(ofPart: number).count)
             upload.parts.removeAll { $0.number == number }
-            upload.parts.append(S3Part(number: number, etag: etag, size: size, checksum: crc))
+            let part = S3Part(number: number, etag: etag, size: size, checksum: crc)
+            upload.parts.append(part)
             upload.parts.sort { $0.number < $1.number }
+            confirmed[number] = part
             self.upload = upload
             if isStream, streamLength == nil, upload.parts.count == upload.partCount {
                 ended = true
@@ -211,15 +241,56 @@ struct S3MultipartStateMachine: Sendable {
         case .completed:
             ended = true
             return Step(end: .done)
-        case .failed(let exchange, let fault):
-            if case .server(let error) = fault, error.code == "NoSuchUpload", upload != nil {
-                return lost(exchange)
+        case .objectFound(let size, let etag):
+            guard let upload, size == upload.length, let etag, let expected = upload.multipartETag,
+                S3Part.sameETag(etag, expected)
+            else {
+                return lost(.headObject)
             }
             ended = true
-            switch fault {
-            case .server(let error): return fail(.httpStatus(error.status, message: error.description))
-            case .transport(let failure): return fail(failure)
+            return Step(
+                note:
+                    "the server already holds the whole object: the completion went through before its answer was lost",
+                end: .done)
+        case .failed(.headObject, _):
+            // Not there (or not readable): the upload is gone.
+            return lost(.headObject)
+        case .failed(let exchange, let fault):
+            if case .server(let error) = fault, error.code == "NoSuchUpload", upload != nil {
+                // Asked after a completion whose answer was lost (or by a
+                // process that died then): the object says whether it went through.
+                switch exchange {
+                case .listParts, .complete:
+                    listed = []
+                    return Step(sends: [.headObject])
+                default:
+                    return lost(exchange)
+                }
             }
+            let failure: UploadFailure
+            switch fault {
+            case .server(let error): failure = .httpStatus(error.status, message: error.description)
+            case .transport(let transportFailure): failure = transportFailure
+            }
+            if case .complete = exchange, Self.completionInDoubt(fault) {
+                ended = true
+                return Step(end: .recheck(failure))
+            }
+            return fail(failure)
+        }
+    }
+
+    /// A completion that may have gone through, or was refused over a part
+    /// the server is still settling (SeaweedFS answers a cut part's request
+    /// after a later one: `InvalidPart`, `InvalidRequest`), is asked about
+    /// again; a refusal of the request itself (403, 400 MalformedXML) is final.
+    static func completionInDoubt(_ fault: S3Fault) -> Bool {
+        switch fault {
+        case .transport(let failure):
+            if case .httpStatus(let status, _) = failure { return status >= 500 }
+            return true
+        case .server(let error):
+            return error.status >= 500 || ["InvalidPart", "InvalidRequest", "InvalidPartOrder"].contains(error.code)
         }
     }
 
@@ -228,7 +299,7 @@ struct S3MultipartStateMachine: Sendable {
         switch event {
         case .partSent(let id, _, _, _), .listed(let id, _, _), .completed(let id): about = id
         case .failed(let exchange, _): about = exchange.uploadID
-        case .start, .created, .slotsFreed, .streamEnded: return false
+        case .start, .created, .slotsFreed, .streamEnded, .objectFound: return false
         }
         return about != nil && about != upload?.uploadID
     }
@@ -237,10 +308,22 @@ struct S3MultipartStateMachine: Sendable {
     /// sent (their ETags are the server's), the rest go again.
     private mutating func adoptListed() -> Step {
         guard var upload else { return fail(.other("s3: parts listed with no upload")) }
-        upload.parts = listed.filter { part in
-            (1...upload.partCount).contains(part.number) && part.size == Int64(upload.range(ofPart: part.number).count)
+        upload.parts = listed.compactMap { part in
+            guard (1...upload.partCount).contains(part.number),
+                part.size == Int64(upload.range(ofPart: part.number).count)
+            else { return nil }
+            if let ours = confirmed[part.number] {
+                // The server's part is the one we sent only if its ETag is ours.
+                guard S3Part.sameETag(ours.etag, part.etag) else { return nil }
+                return S3Part(
+                    number: part.number, etag: part.etag, size: part.size, checksum: ours.checksum ?? part.checksum)
+            }
+            // A part whose answer never came: the CRC32 the completion must
+            // carry is known only if the server says it (SeaweedFS does not).
+            return upload.checksumAlgorithm == .crc32 && part.checksum == nil ? nil : part
         }
         .sorted { $0.number < $1.number }
+        confirmed = Dictionary(upload.parts.map { ($0.number, $0) }, uniquingKeysWith: { $1 })
         listed = []
         self.upload = upload
         if upload.offset > 0 { resumedFrom = upload.offset }
@@ -280,6 +363,7 @@ struct S3MultipartStateMachine: Sendable {
         }
         restarted = true
         upload = nil
+        confirmed = [:]
         sendingParts = false
         inFlight = []
         listed = []

@@ -305,6 +305,7 @@ extension UploadEngine {
         switch step.end {
         case .done?: finishS3(id, attempt: number, .success(record.lastAnswer))
         case .fail(let failure)?: finishS3(id, attempt: number, .failure(failure))
+        case .recheck(let failure)?: finishS3(id, attempt: number, .failure(failure), recheck: true)
         case nil: break
         }
     }
@@ -412,6 +413,8 @@ extension UploadEngine {
             )
         case .abort(let uploadID):
             return (try settings.endpoint.line("DELETE", object, query: [("uploadId", uploadID)]), [], nil)
+        case .headObject:
+            return (try settings.endpoint.line("HEAD", object), [], nil)
         }
     }
 
@@ -454,7 +457,10 @@ extension UploadEngine {
             event = .failed(exchange, Self.fault(response))
         case .success(let response):
             event = Self.event(for: exchange, response: response, checksum: checksum)
+            // The task's answer: the completion's, or the object's when a lost
+            // completion turns out to have gone through.
             if case .complete = exchange { record.lastAnswer = response }
+            if case .headObject = exchange { record.lastAnswer = response }
         }
         if case .uploadPart(_, let part, _) = exchange { record.s3InFlight[part] = nil }
         performS3(id, attempt: number, handleS3(record, event))
@@ -534,6 +540,9 @@ extension UploadEngine {
             case .complete(let uploadID, _):
                 _ = try S3Answer.decode(response.body, as: .complete)
                 return .completed(uploadID: uploadID)
+            case .headObject:
+                let size = response.headers.value(of: "Content-Length").flatMap { Int64($0) } ?? -1
+                return .objectFound(size: size, etag: response.headers.value(of: "ETag"))
             case .abort:
                 break
             }
@@ -574,11 +583,12 @@ extension UploadEngine {
 
     /// `offset`: the bytes the server holds, when the multipart driver does not know (a PutObject).
     private func finishS3(
-        _ id: TaskID, attempt number: Int, _ result: Result<UploadResponse?, UploadFailure>, offset: Int64? = nil
+        _ id: TaskID, attempt number: Int, _ result: Result<UploadResponse?, UploadFailure>, offset: Int64? = nil,
+        recheck: Bool = false
     ) {
         guard let record = records[id] else { return }
         record.s3InFlight = [:]
         record.s3Prepared = [:]
-        finishResumable(id, attempt: number, result, offset: offset ?? record.s3?.offset ?? 0)
+        finishResumable(id, attempt: number, result, offset: offset ?? record.s3?.offset ?? 0, recheck: recheck)
     }
 }

@@ -18,6 +18,8 @@ final class HTTPTransport: Sendable {
         var answeredEarly: Bool
         var requestFullySent: Bool = false
         var retryAfter: Duration?
+        /// What the server holds is in doubt: worth a retry that asks it first.
+        var inDoubt = false
     }
 
     struct Callbacks: Sendable {

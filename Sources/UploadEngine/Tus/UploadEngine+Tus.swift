@@ -268,8 +268,11 @@ extension UploadEngine {
     /// attempts: a retry goes on from the checkpoint. An attempt that moved
     /// the offset counts as the first of its run, so a long upload on a
     /// flaky link is not given up after `retries` faults spread over hours.
+    /// `recheck`: the failure left the server's state in doubt, so it is
+    /// retried (within the budget) whatever its kind, and the next attempt asks first.
     func finishResumable(
-        _ id: TaskID, attempt number: Int, _ result: Result<UploadResponse?, UploadFailure>, offset: Int64
+        _ id: TaskID, attempt number: Int, _ result: Result<UploadResponse?, UploadFailure>, offset: Int64,
+        recheck: Bool = false
     ) {
         guard let record = records[id] else { return }
         // A failed exchange ends the attempt: the others stop too.
@@ -290,6 +293,6 @@ extension UploadEngine {
             id, attempt: number,
             outcome: HTTPTransport.Outcome(
                 result: final, bytesSent: offset, answeredEarly: false, requestFullySent: true,
-                retryAfter: record.lastRetryAfter))
+                retryAfter: record.lastRetryAfter, inDoubt: recheck))
     }
 }

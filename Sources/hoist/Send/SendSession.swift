@@ -195,7 +195,9 @@ final class SendSession: UploadEventMonitor, @unchecked Sendable {
             // A connection refused four times is not the same news as once.
             let attempts = task.failure != nil && task.attempts > 1 ? " (after \(task.attempts) attempts)" : ""
             flushLines()  // stdout and stderr in the order they happened
-            between { printError("hoist: \(task.id) \(task.request.displayName): \(failure)\(attempts)") }
+            // What the failure left on the server (an aborted multipart upload).
+            let note = task.failure != nil ? task.note.map { "; " + TerminalText.escaped($0) } ?? "" : ""
+            between { printError("hoist: \(task.id) \(task.request.displayName): \(failure)\(attempts)\(note)") }
         }
     }
 

@@ -1,0 +1,91 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `hoist send` through a proxy that resets connections mid-request and
+/// stalls others, in front of servers no one here wrote: SeaweedFS (S3 with
+/// SigV4), resumable-upload (tus), and the receiver for plain forms. What
+/// the server holds at the end must equal the source, byte for byte, and
+/// no S3 multipart upload may be left open.
+@Suite(.serialized) struct FaultSendTests {
+    let files = TemporaryDirectory()
+
+    /// `count` files of `size` bytes under `folder`, by name, with their SHA-256.
+    func randomFiles(_ folder: String, _ count: Int, _ size: Int, seed: UInt64) -> [String: String] {
+        _ = files.directory(folder)
+        var shas: [String: String] = [:]
+        for index in 0..<count {
+            var generator = SeededGenerator(state: seed &+ UInt64(index))
+            let bytes = randomBytes(size + index, using: &generator)
+            let name = String(format: "%@-%02d.bin", folder, index)
+            _ = files.file(folder + "/" + name, bytes)
+            shas[name] = sha256(bytes)
+        }
+        return shas
+    }
+
+    @Test(arguments: [UInt64(7), 2026])
+    func s3ObjectsArriveWholeThroughResetsAndNoUploadIsLeftOpen(seed: UInt64) async throws {
+        let seaweed = try await SeaweedPeer.start()
+        try await seaweed.reader.createBucket("chaos")
+        let big = randomFiles("big", 3, 24 << 20, seed: seed)
+        let small = randomFiles("small", 12, 64 << 10, seed: seed + 100)
+        // Cuts fall anywhere in the first 12 MiB a connection carries: inside
+        // parts, between kept-alive requests, and in the completions.
+        let proxy = try await FaultProxy.start(
+            before: seaweed.endpoint, seed: seed, cuts: 12, bytes: 1...(12 << 20), stallEvery: 7)
+        let home = TemporaryDirectory()
+        let result = try await hoist(
+            [
+                "send", "s3://chaos/in/", "-T", files.path + "/big/*.bin", "-T", files.path + "/small/*.bin",
+                "--endpoint", proxy.endpoint, "--part-size", "5M", "--retries", "20", "--json", "-s",
+                "--no-history", "--no-journal",
+            ], environment: seaweed.environment(home: home.path))
+        let counts = proxy.counts
+        #expect(result.status == 0, "\(result.stderr)\n\(seaweed.logTail())")
+        #expect(counts.cuts > 0, "the proxy cut nothing: the test proves nothing")
+        let stored = try await seaweed.reader.objects("chaos", prefix: "in/")
+        for (name, sha) in big.merging(small, uniquingKeysWith: { $1 }) {
+            #expect(stored["in/" + name]?.sha256 == sha, "\(name) differs from its source")
+        }
+        #expect(try await seaweed.reader.openUploads("chaos") == 0)
+    }
+
+    @Test(arguments: [UInt64(7), 2026])
+    func tusUploadsArriveWholeThroughResets(seed: UInt64) async throws {
+        let peer = try await TusPeer.resumableUpload(["--enable-downloads"])
+        let shas = randomFiles("tus", 6, 6 << 20, seed: seed)
+        let proxy = try await FaultProxy.start(
+            before: peer.creationURL, seed: seed, cuts: 12, bytes: 1...(8 << 20), stallEvery: 5)
+        let result = try await hoist([
+            "send", "--tus", proxy.endpoint + "/files", "-T", files.path + "/tus/*.bin", "--chunk-size", "2M",
+            "--retries", "20", "--json", "-s", "--no-history", "--no-journal",
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(proxy.counts.cuts > 0, "the proxy cut nothing: the test proves nothing")
+        let stored = Set(peer.storedFiles().values.map { sha256($0) })
+        #expect(stored.isSuperset(of: Set(shas.values)), "a tus upload differs from its source")
+        let lines = try result.stdoutLines.map(jsonObject)
+        #expect(lines.count == shas.count && lines.allSatisfy { $0["ok"] as? Bool == true })
+    }
+
+    @Test(arguments: [UInt64(7), 2026])
+    func formUploadsArriveWholeThroughResets(seed: UInt64) async throws {
+        let shas = randomFiles("form", 20, 700 << 10, seed: seed)
+        try await withReceiver { receiver, saved in
+            let proxy = try await FaultProxy.start(
+                before: receiver.baseURL, seed: seed, cuts: 10, bytes: 1...(4 << 20), stallEvery: 9)
+            let result = try await hoist([
+                "send", proxy.endpoint + "/upload", "--each", "file=@\(files.path)/form/*.bin", "--retries", "20",
+                "--json", "-s", "--no-history", "--no-journal",
+            ])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(proxy.counts.cuts > 0, "the proxy cut nothing: the test proves nothing")
+            // A cut body is never kept by the receiver: what it saved is whole.
+            // (A reset after the last byte can make a second copy: plain
+            // multipart cannot ask the server what it holds.)
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: saved.path)) ?? []
+            #expect(Set(JournalTests.savedHashes(saved)) == Set(shas.values), "saved: \(names.sorted())")
+        }
+    }
+}
