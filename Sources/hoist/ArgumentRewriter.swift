@@ -10,7 +10,8 @@
 ///   `-F` took 10 s). `-F`, `--form-string` and `--each` share one, tagged,
 ///   so their relative order, the order of the parts on the wire, is kept.
 /// - `-Fname=value` (curl's attached value) and `-sF name=value` (short flags
-///   joined to the option) are read as curl reads them, for `-T` and `-H` too.
+///   joined to the option) are read as curl reads them, for `-T` and `-H` too
+///   (`ArgumentTokenizer`, which the secret blanking reads as well).
 /// - The UI's files (`hoist URL *.jpg`, `hoist tui ...`) go in one hidden argument too.
 enum ArgumentRewriter {
     /// Which of the three a form part was (no argument from a user starts
@@ -24,22 +25,17 @@ enum ArgumentRewriter {
     static let formParts = "--form-parts"
     static let uploadFileList = "--upload-file-list"
     static let headerList = "--header-list"
-    /// `hoist send`'s short flags that take no value, which may be joined to a gathered option (`-sF`).
-    static let shortFlags: Set<Character> = ["s", "v", "k"]
-
-    /// A repeatable option gathered into a hidden one.
+    /// A repeatable option gathered into a hidden one: by long name.
     private struct Gathered {
-        var short: Character?
-        var long: String
         var hidden: String
         var tag = ""
     }
     private static let gathered = [
-        Gathered(short: "F", long: "--form", hidden: formParts, tag: formTag),
-        Gathered(long: "--form-string", hidden: formParts, tag: literalTag),
-        Gathered(long: "--each", hidden: formParts, tag: eachTag),
-        Gathered(short: "T", long: "--upload-file", hidden: uploadFileList),
-        Gathered(short: "H", long: "--header", hidden: headerList),
+        "--form": Gathered(hidden: formParts, tag: formTag),
+        "--form-string": Gathered(hidden: formParts, tag: literalTag),
+        "--each": Gathered(hidden: formParts, tag: eachTag),
+        "--upload-file": Gathered(hidden: uploadFileList),
+        "--header": Gathered(hidden: headerList),
     ]
 
     /// The hidden option that carries the UI's files (`hoist URL *.jpg`), in order.
@@ -59,41 +55,29 @@ enum ArgumentRewriter {
     private static func rewriteSend(_ arguments: [String]) -> [String] {
         var out: [String] = []
         var values: [String: [String]] = [:]
+        let tokens = Dictionary(
+            ArgumentTokenizer.tokens(arguments).map { ($0.optionArgument, $0) }, uniquingKeysWith: { first, _ in first }
+        )
         var index = 0
         var rest: ArraySlice<String> = []
-        func add(_ value: String, for option: Gathered) {
-            values[option.hidden, default: []].append(option.tag + value)
-        }
-        scan: while index < arguments.count {
+        while index < arguments.count {
             let argument = arguments[index]
-            let next: String? = index + 1 < arguments.count ? arguments[index + 1] : nil
-            /// Takes `next` as a value of `option`; false when there is none.
-            func takeNext(for option: Gathered) -> Bool {
-                guard let next else { return false }
-                add(next, for: option)
-                index += 1
-                return true
-            }
             if argument == "--" {
                 rest = arguments[index...]
-                break scan
+                break
             } else if argument == "--json" {
-                if let next, looksLikeJSONBody(next) {
-                    out += ["--json-body", next]
+                if index + 1 < arguments.count, looksLikeJSONBody(arguments[index + 1]) {
+                    out += ["--json-body", arguments[index + 1]]
                     index += 1
                 } else {
                     out.append("--json-output")
                 }
             } else if argument.hasPrefix("--json=") {
                 out += ["--json-body", String(argument.dropFirst("--json=".count))]
-            } else if let option = gathered.first(where: {
-                $0.long == argument || $0.short.map { "-\($0)" } == argument
-            }) {
-                if !takeNext(for: option) { out.append(argument) }
-            } else if let (option, value) = attachedValue(argument) {
-                add(value, for: option)
-            } else if let (flags, option) = joinedFlags(argument), takeNext(for: option) {
-                out.append(flags)
+            } else if let token = tokens[index], let option = gathered[token.option.long] {
+                values[option.hidden, default: []].append(option.tag + token.value)
+                if let flags = token.flags { out.append(flags) }
+                index = token.argument
             } else {
                 out.append(argument)
             }
@@ -140,28 +124,6 @@ enum ArgumentRewriter {
         }
         guard words.count > 1 else { return arguments }
         return [fileList, words.joined(separator: String(separator))] + out
-    }
-
-    /// `--form=value` and `-Fvalue`: an option with its value in the same argument.
-    private static func attachedValue(_ argument: String) -> (Gathered, String)? {
-        for option in gathered {
-            if argument.hasPrefix(option.long + "=") {
-                return (option, String(argument.dropFirst(option.long.count + 1)))
-            }
-            if let short = option.short, argument.count > 2, argument.hasPrefix("-\(short)") {
-                return (option, String(argument.dropFirst(2)))
-            }
-        }
-        return nil
-    }
-
-    /// `-sF` → (`-s`, -F): short flags joined to a final gathered option.
-    private static func joinedFlags(_ argument: String) -> (String, Gathered)? {
-        guard argument.count > 2, argument.hasPrefix("-"), !argument.hasPrefix("--"),
-            let last = argument.last, let option = gathered.first(where: { $0.short == last }),
-            argument.dropFirst().dropLast().allSatisfy(shortFlags.contains)
-        else { return nil }
-        return (String(argument.dropLast()), option)
     }
 
     /// The values `rewrite` put in a hidden option, in command-line order.

@@ -18,25 +18,27 @@ struct ArgumentSecrets {
     static let shortest = 3
 
     init(_ arguments: [String]) {
-        let marked = Self.values(of: ["--secret-header"], in: arguments)
-        let markedFields = Set(Self.values(of: ["--secret"], in: arguments))
-        var index = 0
-        while index < arguments.count {
-            let argument = arguments[index]
-            if argument == "--" { break }
-            if let (option, value, offset) = Self.split(argument, next: arguments[safe: index + 1]) {
-                let at = offset == nil ? index + 1 : index
-                let base = offset ?? 0
-                for range in Self.secretRanges(option: option, value: value, marked: marked, fields: markedFields) {
-                    add(argument: at, range: (range.lowerBound + base)..<(range.upperBound + base), in: value, range)
-                }
-                if offset == nil { index += 1 }
-            } else if argument.contains("://") {
-                for range in Secrets.credentialRanges(inURL: argument) {
-                    add(argument: index, range: range, in: argument, range)
-                }
+        let tokens = ArgumentTokenizer.tokens(arguments)
+        let marked = tokens.filter { $0.option.long == "--secret-header" }.map(\.value)
+        let markedFields = Set(tokens.filter { $0.option.long == "--secret" }.map(\.value))
+        var taken = Set<Int>()
+        for token in tokens {
+            taken.formUnion([token.optionArgument, token.argument])
+            for range in Self.secretRanges(
+                option: token.option.long, value: token.value, marked: marked, fields: markedFields)
+            {
+                add(
+                    argument: token.argument,
+                    range: (range.lowerBound + token.offset)..<(range.upperBound + token.offset), in: token.value, range
+                )
             }
-            index += 1
+        }
+        let end = arguments.firstIndex(of: "--") ?? arguments.count
+        for (index, argument) in arguments[..<end].enumerated() where !taken.contains(index) && argument.contains("://")
+        {
+            for range in Secrets.credentialRanges(inURL: argument) {
+                add(argument: index, range: range, in: argument, range)
+            }
         }
     }
 
@@ -63,54 +65,19 @@ struct ArgumentSecrets {
         }
     }
 
-    // MARK: - Reading the arguments
-
-    private static let valueOptions: Set<String> = [
-        "-u", "--user", "-H", "--header", "--token", "-F", "--form", "--form-string", "--secret-header", "--secret",
-    ]
-
-    /// An option that takes a value, and the value: from the next argument
-    /// (offset `nil`), or joined as `--user=x` (offset of the value in the argument).
-    private static func split(_ argument: String, next: String?) -> (String, String, Int?)? {
-        if valueOptions.contains(argument) {
-            return next.map { (argument, $0, nil) }
-        }
-        if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
-            let option = String(argument[..<equals])
-            guard valueOptions.contains(option) else { return nil }
-            return (
-                option, String(argument[argument.index(after: equals)...]),
-                argument.utf8.distance(
-                    from: argument.startIndex, to: argument.index(after: equals))
-            )
-        }
-        return nil
-    }
-
-    private static func values(of options: Set<String>, in arguments: [String]) -> [String] {
-        var found: [String] = []
-        for (index, argument) in arguments.enumerated() {
-            if options.contains(argument), index + 1 < arguments.count { found.append(arguments[index + 1]) }
-            if let equals = argument.firstIndex(of: "="), options.contains(String(argument[..<equals])) {
-                found.append(String(argument[argument.index(after: equals)...]))
-            }
-        }
-        return found
-    }
-
     /// The byte ranges of `value` that are secret, for `option`.
     private static func secretRanges(option: String, value: String, marked: [String], fields: Set<String>)
         -> [Range<Int>]
     {
         let bytes = Array(value.utf8)
         switch option {
-        case "-u", "--user":
+        case "--user":
             // user:password: the password. A user alone asks for it on the terminal.
             guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return [] }
             return [(colon + 1)..<bytes.count]
         case "--token":
             return [0..<bytes.count]
-        case "-H", "--header":
+        case "--header":
             guard !value.hasPrefix("@") else { return [] }
             guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else {
                 // Not a header line: all but its first word may be a credential.
@@ -127,7 +94,7 @@ struct ArgumentSecrets {
                 start = space + 1
             }
             return [start..<bytes.count]
-        case "-F", "--form", "--form-string":
+        case "--form", "--form-string":
             guard let equals = bytes.firstIndex(of: UInt8(ascii: "=")) else { return [] }
             let name = String(decoding: bytes[..<equals], as: UTF8.self)
             let content = bytes[(equals + 1)...]

@@ -58,6 +58,8 @@ import Testing
                     + "/slow?api_key=k3yvalue&release=\(release)",
                 "-u", "alice:s3cret", "-H", "Private-Token: abcdef", "-H", "X-Plain: visible", "-F", "a=b",
                 "--header=X-Api-Key: zzz999", "--secret-header", "X-Plain", "-F", "password=hunter2",
+                // curl's attached spellings, which the rewriter accepts too.
+                "-HAuthorization-Extra: Bearer att4ched", "-sHX-Auth-Token: j0ined", "-Fapi_key=f0rmkey",
                 "--no-history", "-s",
             ]
             let send = try Subprocess(hoistBinary, arguments, environment: hoistEnvironment(), timeout: .seconds(60))
@@ -73,7 +75,10 @@ import Testing
                 if shown.contains("--no-history"), !shown.contains("hunter2") { break }
             }
             #expect(FileManager.default.createFile(atPath: folder.path + "/release", contents: nil))
-            for secret in ["t0kenuser", "k3yvalue", "s3cret", "abcdef", "visible", "zzz999", "hunter2"] {
+            for secret in [
+                "t0kenuser", "k3yvalue", "s3cret", "abcdef", "visible", "zzz999", "hunter2", "att4ched", "j0ined",
+                "f0rmkey",
+            ] {
                 #expect(!shown.contains(secret), "\(secret) in \(shown)")
             }
             #expect(shown.contains("-u alice:****** -H Private-Token: ****** -H X-Plain: ******* -F a=b"), "\(shown)")
@@ -85,6 +90,8 @@ import Testing
             #expect(sent["x-api-key"] == "zzz999")
             #expect(sent["authorization"] == "Basic " + Data("alice:s3cret".utf8).base64EncodedString())
             #expect(sent["private-token"] == "abcdef")
+            #expect(sent["authorization-extra"] == "Bearer att4ched")
+            #expect(sent["x-auth-token"] == "j0ined")
             #expect(sent["x-plain"] == "visible")
         }
     }
