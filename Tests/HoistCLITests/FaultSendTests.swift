@@ -38,7 +38,7 @@ import Testing
         let result = try await hoist(
             [
                 "send", "s3://chaos/in/", "-T", files.path + "/big/*.bin", "-T", files.path + "/small/*.bin",
-                "--endpoint", proxy.endpoint, "--part-size", "5M", "--retries", "20", "--json", "-s",
+                "--endpoint", proxy.endpoint, "--part-size", "5M", "--retries", "8", "--json", "-s",
                 "--no-history", "--no-journal",
             ], environment: seaweed.environment(home: home.path))
         let counts = proxy.counts
@@ -46,7 +46,10 @@ import Testing
         #expect(counts.cuts > 0, "the proxy cut nothing: the test proves nothing")
         let stored = try await seaweed.reader.objects("chaos", prefix: "in/")
         for (name, sha) in big.merging(small, uniquingKeysWith: { $1 }) {
-            #expect(stored["in/" + name]?.sha256 == sha, "\(name) differs from its source")
+            #expect(
+                stored["in/" + name]?.sha256 == sha,
+                "\(name) differs from its source: \(stored["in/" + name]?.size ?? -1) bytes\n\(result.stdout)\n\(seaweed.logTail(80))"
+            )
         }
         #expect(try await seaweed.reader.openUploads("chaos") == 0)
     }

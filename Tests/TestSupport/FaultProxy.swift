@@ -21,16 +21,20 @@ public final class FaultProxy: @unchecked Sendable {
         state = {"cuts": 0, "connections": 0, "stalls": 0}
         def save():
             with open(out, "w") as f: f.write("%d %d %d" % (state["cuts"], state["connections"], state["stalls"]))
-        def reset(*socks):
-            # SHUT_RD first: it wakes the thread blocked in recv on the socket
-            # without a byte on the wire; a close alone would wait for that
-            # thread, and the server would never see the reset.
-            for s in socks:
+        def reset(client, upstream, back):
+            # Closed only once the thread copying answers back has stopped:
+            # a socket closed under a thread blocked on it keeps its number
+            # in that thread, and the next accepted connection gets it
+            # (answers went to the wrong client). SHUT_RD wakes that thread
+            # and puts nothing on the wire; SO_LINGER 0 makes the close a reset.
+            for s in (client, upstream):
                 try:
                     s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
                     s.shutdown(socket.SHUT_RD)
                 except OSError: pass
-                s.close()
+            back.join(10)
+            client.close()
+            upstream.close()
         def back(upstream, client):
             try:
                 while True:
@@ -47,8 +51,9 @@ public final class FaultProxy: @unchecked Sendable {
                 stall_at = rng.randint(0, hi) if stall_every and state["connections"] % stall_every == 0 else None
                 save()
             try: upstream = socket.create_connection(("127.0.0.1", target))
-            except OSError: return reset(client)
-            threading.Thread(target=back, args=(upstream, client), daemon=True).start()
+            except OSError: return client.close()
+            answers = threading.Thread(target=back, args=(upstream, client), daemon=True)
+            answers.start()
             seen = 0
             try:
                 while True:
@@ -68,13 +73,16 @@ public final class FaultProxy: @unchecked Sendable {
                                 save()
                         if cutting:
                             upstream.sendall(d[: cut_at - seen])
-                            return reset(client, upstream)
+                            return reset(client, upstream, answers)
                         cut_at = float("inf")
                     upstream.sendall(d)
                     seen += len(d)
             except OSError: pass
             try: upstream.shutdown(socket.SHUT_WR)
             except OSError: pass
+            answers.join()
+            client.close()
+            upstream.close()
         s = socket.socket()
         s.bind(("127.0.0.1", 0)); s.listen(256)
         save()
