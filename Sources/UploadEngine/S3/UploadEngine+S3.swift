@@ -143,7 +143,7 @@ extension UploadEngine {
     /// clock as far as it is known. A `RequestTimeTooSkewed` answer teaches
     /// the engine the server's clock, and the exchange goes once more,
     /// signed by it (as the AWS SDKs correct a skewed clock).
-    private func sendSigned(
+    func sendSigned(
         _ line: S3RequestLine, headers: [HeaderField], body: RequestBody?, request: UploadRequest, signer: SigV4,
         callbacks: HTTPTransport.Callbacks, corrected: Bool = false
     ) -> HTTPTransport.Attempt {
@@ -172,22 +172,10 @@ extension UploadEngine {
         return attempt
     }
 
-    /// The server's clock minus the signing time, when the server refused
-    /// the request as signed too far from its clock: from the error's
-    /// `ServerTime` and `RequestTime`, else from its `Date` header.
-    static func clockSkew(_ outcome: HTTPTransport.Outcome, signedAt: Date) -> TimeInterval? {
-        guard case .success(let response) = outcome.result, response.status == 403,
-            let error = S3ServerError(status: response.status, body: response.body),
-            error.code == "RequestTimeTooSkewed"
-        else { return nil }
-        if let skew = error.skew { return skew }
-        return response.headers.value(of: "Date").flatMap(HTTPDate.parse).map { $0.timeIntervalSince(signedAt) }
-    }
-
     /// Runs `send` on `queue` with the region's checksum once it is
     /// hashed, while the attempt is still the task's; a file that cannot be
     /// read ends the attempt.
-    private func withChecksum(
+    func withChecksum(
         _ digest: PreparedDigest, _ id: TaskID, attempt number: Int,
         _ send: @escaping @Sendable (_ checksum: String) -> Void
     ) {
@@ -198,92 +186,6 @@ extension UploadEngine {
             // Later: the caller may be sending the task's other parts.
             case .failure(let failure): self.queue.async { self.finishS3(id, attempt: number, .failure(failure)) }
             }
-        }
-    }
-
-    /// The headers that carry a payload's checksum (for CRC32, with the
-    /// algorithm named as AWS's SDKs name it).
-    private static func checksumHeaders(_ algorithm: S3Checksum, _ value: String) -> [HeaderField] {
-        switch algorithm {
-        case .crc32:
-            return [HeaderField("x-amz-sdk-checksum-algorithm", "CRC32"), HeaderField("x-amz-checksum-crc32", value)]
-        case .md5:
-            return [HeaderField("Content-MD5", value)]
-        }
-    }
-
-    /// Why the server's answer does not confirm the bytes sent, if it does
-    /// not: an MD5 ETag or a returned CRC32 that differs from ours.
-    static func checksumMismatch(
-        _ response: UploadResponse, _ algorithm: S3Checksum, sent: String, part: Int?
-    ) -> String? {
-        let what = part.map { "part \($0)" } ?? "the object"
-        switch algorithm {
-        case .md5:
-            return etagMismatch(response, md5: sent, part: part)
-        case .crc32:
-            guard let returned = response.headers.value(of: "x-amz-checksum-crc32"), returned != sent else {
-                return nil
-            }
-            return "the server's CRC32 for \(what) (\(returned)) is not that of the bytes sent (\(sent))"
-        }
-    }
-
-    /// The request's headers with the object's `Content-Type` (the file's,
-    /// else `application/octet-stream`): for PutObject and CreateMultipartUpload.
-    private static func objectHeaders(_ request: UploadRequest) -> [HeaderField] {
-        var type = "application/octet-stream"
-        if case .rawFile(_, let given?) = request.body { type = given }
-        return request.headers.filter { $0.name.lowercased() != "content-type" } + [HeaderField("Content-Type", type)]
-    }
-
-    // MARK: - PutObject
-
-    private func putObject(_ id: TaskID, attempt number: Int, region: FileRegion) {
-        guard case .s3(let settings) = records[id]?.sending.transfer else { return }
-        let digest = PreparedDigest(region, algorithm: .s3(settings.checksumAlgorithm))
-        withChecksum(digest, id, attempt: number) { checksum in
-            self.putObject(id, attempt: number, segment: .file(region), checksum: checksum)
-        }
-    }
-
-    private func putObject(_ id: TaskID, attempt number: Int, segment: RequestBody.Segment, checksum: String) {
-        guard let record = records[id], let parent = record.attempt, let signer = record.s3Signer,
-            case .s3(let settings) = record.sending.transfer
-        else { return }
-        let request = record.sending
-        let line: S3RequestLine
-        do throws(S3ConfigurationError) {
-            line = try settings.endpoint.line("PUT", settings.location)
-        } catch {
-            return finishS3(id, attempt: number, .failure(.protocolError(error.message)))
-        }
-        let algorithm = settings.checksumAlgorithm
-        parent.adopt(
-            sendSigned(
-                line, headers: Self.objectHeaders(request) + Self.checksumHeaders(algorithm, checksum),
-                body: RequestBody(contentType: "application/octet-stream", segments: [segment]),
-                request: request, signer: signer,
-                callbacks: s3Callbacks(id, attempt: number, part: 1) { outcome in
-                    self.putAnswered(id, attempt: number, algorithm, checksum, outcome: outcome)
-                }))
-    }
-
-    private func putAnswered(
-        _ id: TaskID, attempt number: Int, _ algorithm: S3Checksum, _ checksum: String, outcome: HTTPTransport.Outcome
-    ) {
-        guard isCurrent(id, attempt: number), let record = records[id] else { return }
-        record.s3InFlight = [:]
-        switch outcome.result {
-        case .success(let response) where (200..<300).contains(response.status):
-            if let mismatch = Self.checksumMismatch(response, algorithm, sent: checksum, part: nil) {
-                return finishS3(id, attempt: number, .failure(.protocolError(mismatch)))
-            }
-            finishS3(id, attempt: number, .success(response), offset: record.snapshot.progress.totalBytes ?? 0)
-        case .success(let response):
-            finishS3(id, attempt: number, .failure(Self.failure(response)))
-        case .failure(let failure):
-            finishS3(id, attempt: number, .failure(failure))
         }
     }
 
@@ -373,52 +275,7 @@ extension UploadEngine {
             path: machine.path, field: "", offset: range.lowerBound, length: Int64(range.count), snapshot: file)
     }
 
-    /// The request line, headers (unsigned yet) and body of an exchange.
-    private func s3Request(
-        _ exchange: S3MultipartStateMachine.Exchange, settings: S3Settings, request: UploadRequest
-    ) throws(S3ConfigurationError) -> (S3RequestLine, [HeaderField], RequestBody?) {
-        let object = settings.location
-        switch exchange {
-        case .create:
-            var headers = Self.objectHeaders(request)
-            if settings.checksumAlgorithm == .crc32 { headers.append(HeaderField("x-amz-checksum-algorithm", "CRC32")) }
-            return (try settings.endpoint.line("POST", object, query: [("uploads", nil)]), headers, nil)
-        case .uploadPart(let uploadID, let number, _):
-            return (
-                try settings.endpoint.line(
-                    "PUT", object, query: [("partNumber", String(number)), ("uploadId", uploadID)]),
-                [], nil
-            )
-        case .listParts(let uploadID, let marker):
-            var query: [(String, String?)] = [("uploadId", uploadID)]
-            if let marker { query.append(("part-number-marker", String(marker))) }
-            return (try settings.endpoint.line("GET", object, query: query), [], nil)
-        case .complete(let uploadID, let parts):
-            let xml =
-                "<CompleteMultipartUpload xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">"
-                + parts.map {
-                    "<Part><PartNumber>\($0.number)</PartNumber><ETag>\(Self.xmlEscaped($0.etag))</ETag>"
-                        + ($0.checksum.map { "<ChecksumCRC32>\(Self.xmlEscaped($0))</ChecksumCRC32>" } ?? "")
-                        + "</Part>"
-                }
-                .joined() + "</CompleteMultipartUpload>"
-            let bytes = Array(xml.utf8)
-            return (
-                try settings.endpoint.line("POST", object, query: [("uploadId", uploadID)]),
-                [
-                    HeaderField("Content-Type", "application/xml"),
-                    HeaderField("Content-MD5", Data(Insecure.MD5.hash(data: bytes)).base64EncodedString()),
-                ],
-                RequestBody(contentType: "application/xml", segments: [.bytes(bytes)])
-            )
-        case .abort(let uploadID):
-            return (try settings.endpoint.line("DELETE", object, query: [("uploadId", uploadID)]), [], nil)
-        case .headObject:
-            return (try settings.endpoint.line("HEAD", object), [], nil)
-        }
-    }
-
-    private func s3Callbacks(
+    func s3Callbacks(
         _ id: TaskID, attempt number: Int, part: Int?,
         completed: @escaping @Sendable (HTTPTransport.Outcome) -> Void
     ) -> HTTPTransport.Callbacks {
@@ -513,76 +370,8 @@ extension UploadEngine {
         }
     }
 
-    private static func event(
-        for exchange: S3MultipartStateMachine.Exchange, response: UploadResponse, checksum: (S3Checksum, String)?
-    ) -> S3MultipartStateMachine.Event {
-        do {
-            switch exchange {
-            case .create:
-                guard case .created(let uploadID) = try S3Answer.decode(response.body, as: .create) else { break }
-                return .created(uploadID: uploadID)
-            case .uploadPart(let uploadID, let number, _):
-                let (algorithm, sent) = checksum ?? (.md5, "")
-                if let mismatch = checksumMismatch(response, algorithm, sent: sent, part: number) {
-                    return .failed(exchange, .transport(.protocolError(mismatch)))
-                }
-                guard let etag = response.headers.value(of: "ETag") else {
-                    return .failed(
-                        exchange, .transport(.protocolError("the server's answer to part \(number) has no ETag")))
-                }
-                return .partSent(
-                    uploadID: uploadID, number: number, etag: etag, checksum: algorithm == .crc32 ? sent : nil)
-            case .listParts(let uploadID, _):
-                guard case .parts(let parts, let next) = try S3Answer.decode(response.body, as: .listParts) else {
-                    break
-                }
-                return .listed(uploadID: uploadID, parts, nextMarker: next)
-            case .complete(let uploadID, _):
-                _ = try S3Answer.decode(response.body, as: .complete)
-                return .completed(uploadID: uploadID)
-            case .headObject:
-                let size = response.headers.value(of: "Content-Length").flatMap { Int64($0) } ?? -1
-                return .objectFound(size: size, etag: response.headers.value(of: "ETag"))
-            case .abort:
-                break
-            }
-        } catch {
-            return .failed(exchange, .server(error))
-        }
-        return .failed(exchange, .transport(.other("s3: an unexpected answer")))
-    }
-
-    private static func fault(_ response: UploadResponse) -> S3MultipartStateMachine.S3Fault {
-        S3ServerError(status: response.status, body: response.body).map { .server($0) }
-            ?? .transport(.httpStatus(response.status, message: nil))
-    }
-
-    private static func failure(_ response: UploadResponse) -> UploadFailure {
-        guard let error = S3ServerError(status: response.status, body: response.body) else {
-            return .httpStatus(response.status, message: nil)
-        }
-        return .httpStatus(response.status, message: error.description)
-    }
-
-    /// An ETag of 32 hex digits is the MD5 of the bytes the server stored
-    /// (on AWS unless the object is encrypted with KMS): it must be ours.
-    static func etagMismatch(_ response: UploadResponse, md5 base64: String, part: Int?) -> String? {
-        guard let etag = response.headers.value(of: "ETag")?.trimmingCharacters(in: "\" "),
-            etag.count == 32, etag.allSatisfy(\.isHexDigit), let sent = Data(base64Encoded: base64)
-        else { return nil }
-        let expected = Hex.lowercase(sent)
-        guard etag.lowercased() != expected else { return nil }
-        let what = part.map { "part \($0)" } ?? "the object"
-        return "the server's ETag for \(what) (\(etag)) is not the MD5 of the bytes sent (\(expected))"
-    }
-
-    private static func xmlEscaped(_ text: String) -> String {
-        text.replacing("&", with: "&amp;").replacing("<", with: "&lt;")
-            .replacing(">", with: "&gt;").replacing("\"", with: "&quot;")
-    }
-
     /// `offset`: the bytes the server holds, when the multipart driver does not know (a PutObject).
-    private func finishS3(
+    func finishS3(
         _ id: TaskID, attempt number: Int, _ result: Result<UploadResponse?, UploadFailure>, offset: Int64? = nil,
         recheck: Bool = false
     ) {
