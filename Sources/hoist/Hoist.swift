@@ -5,7 +5,7 @@ import Glibc
 import NIOCore
 import UploadEngine
 
-/// Exit statuses, documented in the README.
+/// Exit statuses, documented in docs/GUIDE.md.
 enum ExitStatus: Int32 {
     case ok = 0
     /// At least one upload failed or was cancelled.

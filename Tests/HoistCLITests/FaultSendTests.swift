@@ -91,4 +91,59 @@ import Testing
             #expect(Set(JournalTests.savedHashes(saved)) == Set(shas.values), "saved: \(names.sorted())")
         }
     }
+
+    /// A plain request cannot ask the server what it holds: when a retry
+    /// sends again a body that was written whole before its answer timed
+    /// out, `--json` says the server may hold it twice.
+    @Test func aBodyResentAfterItsAnswerTimedOutIsAPossibleDuplicate() async throws {
+        let file = files.file("photo.jpg", [UInt8](repeating: 7, count: 300_000))
+        try await withReceiver { receiver, saved in
+            let result = try await hoist([
+                "send", receiver.baseURL + "/verify?delay=2500", "-F", "image=@\(file)", "--idle-timeout", "1",
+                "--retries", "1", "--json", "-s", "--no-history", "--no-journal",
+            ])
+            #expect(result.status != 0)
+            let line = try jsonObject(try #require(result.stdoutLines.first))
+            #expect(line["attempts"] as? Int == 2)
+            #expect(line["possible_duplicate"] as? Bool == true, "\(line)")
+            #expect(JournalTests.savedHashes(saved).count == 2, "the receiver got the body twice")
+        }
+        // Refused connections sent nothing.
+        let refused = try await hoist([
+            "send", "http://127.0.0.1:9/up", "-F", "image=@\(file)", "--retries", "1", "--json", "-s",
+            "--no-history", "--no-journal",
+        ])
+        #expect(try jsonObject(try #require(refused.stdoutLines.first))["possible_duplicate"] as? Bool == false)
+    }
+
+    /// SeaweedFS checks SigV4 on keys moto refuses when it checks at all
+    /// (CJK, spaces, `+`): PutObject and a multipart upload, read back by boto3.
+    @Test func unicodeKeysAreSignedAsARealStoreChecksThem() async throws {
+        let seaweed = try await SeaweedPeer.start()
+        try await seaweed.reader.createBucket("photos")
+        let folder = files.directory("身份证 2026+")
+        var generator = SeededGenerator(state: 42)
+        let small = randomBytes(300_000, using: &generator)
+        let large = randomBytes(11 << 20, using: &generator)
+        _ = files.file("身份证 2026+/正面 a+b.jpg", small)
+        _ = files.file("身份证 2026+/大 文件~.bin", large)
+        let home = TemporaryDirectory()
+        let result = try await hoist(
+            [
+                "send", "s3://photos/证件/", "-T", folder + "/*", "--part-size", "5M", "--json", "-s", "--no-history",
+                "--no-journal",
+            ], environment: seaweed.environment(home: home.path))
+        #expect(result.status == 0, "\(result.stderr)\n\(seaweed.logTail())")
+        let stored = try await seaweed.reader.objects("photos")
+        #expect(stored["证件/正面 a+b.jpg"]?.sha256 == sha256(small), "\(stored.keys.sorted())")
+        #expect(stored["证件/大 文件~.bin"]?.sha256 == sha256(large), "\(stored.keys.sorted())")
+        // A wrong secret is refused by the store, and said so.
+        var wrong = seaweed.environment(home: home.path)
+        wrong["AWS_SECRET_ACCESS_KEY"] = "not-the-secret"
+        let refused = try await hoist(
+            ["send", "s3://photos/证件/", "-T", folder + "/*", "--retries", "0", "--no-history", "--no-journal"],
+            environment: wrong)
+        #expect(refused.status != 0)
+        #expect(refused.stderr.contains("SignatureDoesNotMatch") || refused.stderr.contains("403"), "\(refused.stderr)")
+    }
 }

@@ -103,6 +103,11 @@ extension UploadEngine {
         record.snapshot.progress.eta = nil
         record.snapshot.answeredEarly = answeredEarly
         record.snapshot.response = response
+        if case .attemptFailed(let failure, _?, _) = verdict, outcome.requestFullySent,
+            !record.sending.isResumable, failure.mayHaveReachedTheServer
+        {
+            record.snapshot.possibleDuplicate = true
+        }
         switch transition(id, verdict) {
         case .scheduleRetry(let delay)?:
             records[id]?.snapshot.retryDelay = delay

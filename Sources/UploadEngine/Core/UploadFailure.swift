@@ -62,6 +62,15 @@ public enum UploadFailure: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The request's bytes may have reached the server even though no
+    /// answer came back: the connection broke or the answer timed out.
+    public var mayHaveReachedTheServer: Bool {
+        switch self {
+        case .connectionLost, .idleTimeout, .totalTimeout: return true
+        default: return false
+        }
+    }
+
     /// `cancelled: the engine shut down`, but `cancelled by the user` as it is.
     public static func cancelled(_ reason: String) -> String {
         reason.hasPrefix("cancelled") ? reason : "cancelled: " + reason

@@ -173,6 +173,11 @@ public struct TaskSnapshot: Sendable, Hashable, Identifiable {
     }
     /// The server answered before the whole body was sent (413, nginx `return 200`...).
     public var answeredEarly: Bool
+    /// An attempt's whole body was written before its connection broke or
+    /// its answer timed out, and a later attempt sent it again: the server
+    /// may hold two copies. Only for one-exchange requests; a resumable
+    /// transfer asks the server what it holds instead.
+    public var possibleDuplicate = false
     /// The wait chosen before the latest retry (backoff, or the server's Retry-After).
     public var retryDelay: Duration? = nil
     /// A resumable transfer's last durable state (tus: upload URL and offset).

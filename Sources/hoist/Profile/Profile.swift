@@ -39,7 +39,7 @@ struct Profile: Sendable {
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws -> Profile {
         guard let text = try readText(path) else {
-            throw BadInput("no profiles file at \(path): create it to use --profile (see the README)")
+            throw BadInput("no profiles file at \(path): create it to use --profile (see docs/GUIDE.md#profiles)")
         }
         let all = try parse(text, path: path)
         guard let raw = all[name] else {

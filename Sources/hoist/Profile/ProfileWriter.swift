@@ -61,7 +61,7 @@ extension Profile {
         try AtomicFile.write(Array(text.utf8), to: path)
     }
 
-    /// The TOML table, in the layout the README documents.
+    /// The TOML table, in the layout docs/GUIDE.md documents.
     static func table(name: String, target: Target, entries: [FormEntry], origin: Profile?) -> String {
         var lines = ["[\(name)]"]
         func add(_ key: String, _ value: String) { lines.append("\(key) = \(value)") }

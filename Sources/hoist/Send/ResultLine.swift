@@ -37,6 +37,8 @@ enum ResultLine {
             .init("duration_ms", .number("\(milliseconds(task))")),
             .init("attempts", .number("\(task.attempts)")),
             .init("answered_early", .bool(task.answeredEarly)),
+            // A retry resent a body that may already have arrived whole.
+            .init("possible_duplicate", .bool(task.possibleDuplicate)),
             .init("error", errorText(task).map(JSONValue.string) ?? .null),
             .init("message", task.failure?.serverMessage.map(JSONValue.string) ?? .null),
             // A resumable transfer: where it lives and what the server already had.
