@@ -1,5 +1,3 @@
-import FoundationEssentials
-
 /// Says where a JSON text goes wrong, in the words of swift-corelibs-foundation's `JSONSerialization`
 /// (with fragments allowed), which this receiver used to quote and full Foundation no longer is linked.
 ///
@@ -24,7 +22,7 @@ enum JSONSyntaxCheck {
         }
     }
 
-    private enum Failure: Error {
+    enum Failure: Error {
         case cannotConvertToUTF8
         case unexpectedCharacter(Int)
         case unexpectedEndOfFile
@@ -60,7 +58,7 @@ enum JSONSyntaxCheck {
     }
 
     /// What the parse keeps of a value: the first number JSONSerialization could not turn into NSNumber.
-    private struct Value {
+    struct Value {
         var unrepresentableNumber: String?
     }
 
@@ -128,7 +126,7 @@ enum JSONSyntaxCheck {
         return (.utf8, 0)
     }
 
-    private struct Reader {
+    struct Reader {
         let bytes: [UInt8]
         var index = 0
         var depth = 0
@@ -272,171 +270,5 @@ enum JSONSyntaxCheck {
                 }
             }
         }
-
-        /// The decoded string; failures name the positions JSONSerialization names.
-        @discardableResult
-        mutating func readString() throws(Failure) -> String {
-            guard read() == UInt8(ascii: "\"") else { throw .unexpectedCharacter(index - 1) }
-            var segmentStart = index
-            var output = ""
-            while let byte = peek() {
-                switch byte {
-                case UInt8(ascii: "\""):
-                    output += try makeString(segmentStart..<index)
-                    index += 1
-                    return output
-                case 0...31:
-                    _ = try makeString(segmentStart..<(index + 1))
-                    throw .controlCharacter(index)
-                case UInt8(ascii: "\\"):
-                    output += try makeString(segmentStart..<index)
-                    let escapeStart = index
-                    do throws(Failure) {
-                        output += try readEscape()
-                    } catch {
-                        switch error {
-                        case .invalidEscape, .expectedLowSurrogate, .invalidScalar:
-                            _ = try makeString(escapeStart..<index)
-                        default: break
-                        }
-                        throw error
-                    }
-                    segmentStart = index
-                default:
-                    index += 1
-                }
-            }
-            throw .unexpectedEndOfFile
-        }
-
-        func makeString(_ range: Range<Int>) throws(Failure) -> String {
-            guard let string = String(validating: bytes[range], as: UTF8.self) else {
-                throw .invalidUTF8(count: range.count, at: range.lowerBound)
-            }
-            return string
-        }
-
-        mutating func readEscape() throws(Failure) -> String {
-            index += 1  // the backslash
-            guard let byte = read() else { throw .unexpectedEndOfFile }
-            switch byte {
-            case UInt8(ascii: "\""): return "\""
-            case UInt8(ascii: "\\"): return "\\"
-            case UInt8(ascii: "/"): return "/"
-            case UInt8(ascii: "b"): return "\u{08}"
-            case UInt8(ascii: "f"): return "\u{0C}"
-            case UInt8(ascii: "n"): return "\n"
-            case UInt8(ascii: "r"): return "\r"
-            case UInt8(ascii: "t"): return "\t"
-            case UInt8(ascii: "u"): return String(try readUnicodeEscape())
-            default: throw .invalidEscape(index - 1)
-            }
-        }
-
-        mutating func readUnicodeEscape() throws(Failure) -> Unicode.Scalar {
-            let high = try readHex()
-            if high & 0xFC00 == 0xD800 {
-                guard let backslash = read(), let u = read() else { throw .unexpectedEndOfFile }
-                guard backslash == UInt8(ascii: "\\"), u == UInt8(ascii: "u") else { throw .expectedLowSurrogate }
-                let low = try readHex()
-                guard low & 0xFC00 == 0xDC00 else { throw .expectedLowSurrogate }
-                let value = (UInt32(high - 0xD800) << 10) + UInt32(low - 0xDC00) + 0x10000
-                guard let scalar = Unicode.Scalar(value) else { throw .invalidScalar }
-                return scalar
-            }
-            guard let scalar = Unicode.Scalar(high) else { throw .invalidScalar }
-            return scalar
-        }
-
-        mutating func readHex() throws(Failure) -> UInt16 {
-            let start = index
-            guard let a = read(), let b = read(), let c = read(), let d = read() else { throw .unexpectedEndOfFile }
-            var value: UInt16 = 0
-            for byte in [a, b, c, d] {
-                let digit: UInt8
-                switch byte {
-                case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-                case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
-                case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-                default: throw .invalidHex(String(decoding: [a, b, c, d], as: UTF8.self), start)
-                }
-                value = value << 4 | UInt16(digit)
-            }
-            return value
-        }
-
-        private enum NumberPart { case operand, decimalPoint, exponent, exponentSign }
-
-        mutating func readNumber() throws(Failure) -> String {
-            var part = NumberPart.operand
-            var digitsSincePart = 0
-            var leadingZero = false
-            switch bytes[index] {
-            case UInt8(ascii: "0"):
-                digitsSincePart = 1
-                leadingZero = true
-            case UInt8(ascii: "-"):
-                break
-            default:
-                digitsSincePart = 1
-            }
-            var length = 1
-            while let byte = peek(length) {
-                switch byte {
-                case UInt8(ascii: "0")...UInt8(ascii: "9"):
-                    if leadingZero { throw .leadingZero(index + length) }
-                    if byte == UInt8(ascii: "0"), digitsSincePart == 0, part == .operand { leadingZero = true }
-                    length += 1
-                    digitsSincePart += 1
-                case UInt8(ascii: "."):
-                    guard digitsSincePart > 0, part == .operand else { throw .unexpectedCharacter(index + length) }
-                    length += 1
-                    leadingZero = false
-                    part = .decimalPoint
-                    digitsSincePart = 0
-                case UInt8(ascii: "e"), UInt8(ascii: "E"):
-                    guard digitsSincePart > 0, part == .operand || part == .decimalPoint else {
-                        throw .unexpectedCharacter(index + length)
-                    }
-                    length += 1
-                    leadingZero = false
-                    part = .exponent
-                    digitsSincePart = 0
-                case UInt8(ascii: "+"), UInt8(ascii: "-"):
-                    guard digitsSincePart == 0, part == .exponent else { throw .unexpectedCharacter(index + length) }
-                    length += 1
-                    part = .exponentSign
-                    digitsSincePart = 0
-                case 0x20, 0x0A, 0x0D, 0x09, UInt8(ascii: ","), UInt8(ascii: "]"), UInt8(ascii: "}"):
-                    guard digitsSincePart > 0 else { throw .unexpectedCharacter(index + length) }
-                    defer { index += length }
-                    return String(decoding: bytes[index..<(index + length)], as: UTF8.self)
-                default:
-                    throw .unexpectedCharacter(index + length)
-                }
-            }
-            guard digitsSincePart > 0 else { throw .unexpectedEndOfFile }
-            defer { index = bytes.count }
-            return String(decoding: bytes[index...], as: UTF8.self)
-        }
-    }
-
-    /// Whether JSONSerialization could make an NSNumber of `number` (its `NSNumber.fromJSONNumber`).
-    private static func isRepresentable(_ number: String) -> Bool {
-        let exponentIndex = number.firstIndex(of: "e")
-        let isInteger = !number.contains(".") && exponentIndex == nil
-        let digitCount = number[..<(exponentIndex ?? number.endIndex)].count
-        if isInteger {
-            if number.hasPrefix("-") {
-                if digitCount <= 19, Int64(number) != nil { return true }
-            } else if digitCount <= 20, UInt64(number) != nil {
-                return true
-            }
-        }
-        let exponent = exponentIndex.flatMap { Int(number[number.index(after: $0)...]) } ?? 0
-        if digitCount > 17, (-128...127).contains(exponent), let decimal = Decimal(string: number), decimal.isFinite {
-            return true
-        }
-        return Double(number)?.isFinite ?? false
     }
 }

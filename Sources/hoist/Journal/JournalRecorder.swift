@@ -1,6 +1,5 @@
 import Dispatch
 import FoundationEssentials
-import Glibc
 import UploadEngine
 
 /// Keeps this process's journal in step with the engine, and stands between
@@ -15,20 +14,20 @@ import UploadEngine
 /// past the snapshot, a new snapshot replaces both (compaction).
 final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
     let queue: DispatchQueue
-    private let writer = DispatchQueue(label: "hoist.journal.write")
+    let writer = DispatchQueue(label: "hoist.journal.write")
     let store: JournalStore
-    private let command: String
-    private let report: @Sendable (String) -> Void
+    let command: String
+    let report: @Sendable (String) -> Void
     /// Told of every event they want; a task's end only once it is committed.
-    private let downstream: [any UploadEventMonitor]
+    let downstream: [any UploadEventMonitor]
 
     // Touched only on `queue`.
     /// Each unfinished task. Boxed: inline, 10,000 queued tasks made a
     /// 12 MB table (and its copies as it grew). Their JSON is not kept: a
     /// snapshot encodes them again (see `encode`), which cost less than the
     /// 10 MB the JSON of 10,000 tasks took.
-    private var tasks: [TaskID: Entry] = [:]
-    private final class Entry {
+    var tasks: [TaskID: Entry] = [:]
+    final class Entry {
         var task: JournalTask
         /// Its record's size, for `liveBytes`.
         let bytes: Int
@@ -39,46 +38,46 @@ final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
     }
     /// What a snapshot of the tasks would take, about, and what the log
     /// took since the last one: they decide when to compact.
-    private var liveBytes = 0
-    private var logBytes = 0
+    var liveBytes = 0
+    var logBytes = 0
     /// Restored tasks not resumed yet: their files as first queued.
     private var restored: Set<TaskID> = []
     /// The UI's staging area, encoded once, for every snapshot: 10,000
     /// staged files were encoded again at each compaction. Only its hash is
     /// kept besides, to skip an unchanged one: the value itself was 0.8 MB
     /// at 10,000 files, next to the 1.15 MB of its JSON.
-    private var workspaceJSON: [UInt8] = Array("null".utf8)
-    private var workspaceHash: Int?
+    var workspaceJSON: [UInt8] = Array("null".utf8)
+    var workspaceHash: Int?
     /// The last request encoded without body and label: see `encode`.
-    private var lastShell: (request: UploadRequest, members: [JSONValue.Member])?
-    private var sequence = 0
+    var lastShell: (request: UploadRequest, members: [JSONValue.Member])?
+    var sequence = 0
     /// The log has its first line, naming this process (see `append`).
-    private var opened = false
+    var opened = false
     /// Records not handed to the writer yet, and the last one's sequence.
-    private var pending: [UInt8] = []
+    var pending: [UInt8] = []
     /// Records written ahead of their commit (see `spill`).
-    private var spilled = false
+    var spilled = false
     /// Pending records past this size go to the writer at once, to be synced
     /// by the next commit: 10,000 tasks queued together made 21 MB of
     /// pending records, twice over while the buffer grew.
     static let spillSize = 256 << 10
     /// Ends waiting for their record to be committed, with its sequence.
-    private var held: [(sequence: Int, event: UploadEvent)] = []
+    var held: [(sequence: Int, event: UploadEvent)] = []
     /// Events to pass on after this turn of the queue, in order.
-    private var outbox: [UploadEvent] = []
+    var outbox: [UploadEvent] = []
     /// A commit is scheduled for the end of this turn of the queue.
-    private var scheduled = false
+    var scheduled = false
     /// The writer is at work on records up to `handedOff`.
-    private var writing = false
-    private var handedOff = 0
+    var writing = false
+    var handedOff = 0
     /// Records up to here are on disk.
-    private var committed = 0
+    var committed = 0
     /// The last record the snapshot on disk includes.
-    private var snapshotSequence = 0
-    private var lastCommit: DispatchTime?
+    var snapshotSequence = 0
+    var lastCommit: DispatchTime?
     static let commitInterval = DispatchTimeInterval.milliseconds(10)
     private var stopped = false
-    private var warned = false
+    var warned = false
 
     /// `report` is told, once, when the journal cannot be written. `target`,
     /// when given, is the thread the recorder shares with other monitors
@@ -234,200 +233,6 @@ final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
                 writer.sync { self.save { () throws(StateFileError) in try self.store.compact(snapshot) } }
             }
         }
-    }
-
-    // MARK: - Records (on `queue`)
-
-    private func queued(_ task: JournalTask, id: TaskID) {
-        let json = encode(task)
-        liveBytes += json.count - (tasks[id]?.bytes ?? 0)
-        tasks[id] = Entry(task, bytes: json.count)
-        append(.queued(task), written: json)
-    }
-
-    private func append(_ change: JournalRecord.Change, written: [UInt8] = []) {
-        if !opened {
-            opened = true
-            pending = JournalRecord.line(sequence: 0, .opened(command: command, pid: getpid()))
-        }
-        sequence += 1
-        let line = JournalRecord.line(sequence: sequence, change, written: written)
-        logBytes += line.count
-        pending += line
-        if pending.count >= Self.spillSize { spill() }
-        guard !scheduled else { return }
-        scheduled = true
-        queue.async { self.commit() }  // after this turn: one commit for all of it
-    }
-
-    /// Hands what is pending to the writer, unless it is busy: then what
-    /// comes meanwhile goes in the next commit, when this one is on disk.
-    /// Commits start at most every `commitInterval`, so that a burst of
-    /// small uploads shares its fdatasyncs (1,000 uploads of 16 KiB: 26 to
-    /// 108 instead of 883; a result shows at most 10 ms later).
-    private func commit() {
-        scheduled = false
-        guard !writing, !pending.isEmpty || spilled else { return }
-        let now = DispatchTime.now()
-        if let last = lastCommit, now < last + Self.commitInterval {
-            scheduled = true
-            queue.asyncAfter(deadline: last + Self.commitInterval) { self.commit() }
-            return
-        }
-        lastCommit = now
-        let last = sequence
-        var taken = takePending()
-        writing = true
-        handedOff = last
-        if !taken.removesJournal, needsCompaction {
-            taken.snapshot = document()
-            logBytes = 0
-        }
-        let batch = taken
-        writer.async {
-            self.save(batch)
-            self.queue.async {
-                self.writing = false
-                self.committed = max(self.committed, last)
-                if batch.snapshot != nil || batch.removesJournal { self.snapshotSequence = last }
-                self.release()
-                self.flushOutbox()
-                self.commit()
-            }
-        }
-    }
-
-    /// What one commit writes.
-    private struct Batch {
-        var records: [UInt8]
-        /// No task is left to resume (nor a staging area): the journal's files
-        /// go, with one sync of the folder, instead of a last record synced now
-        /// and the files removed at exit.
-        var removesJournal: Bool
-        var snapshot: [UInt8]? = nil
-    }
-
-    private func takePending() -> Batch {
-        let batch = Batch(records: pending, removesJournal: tasks.isEmpty && workspaceHash == nil)
-        pending = []
-        spilled = false
-        if batch.removesJournal {
-            opened = false  // a later record starts a new log
-            logBytes = 0
-        }
-        return batch
-    }
-
-    /// On `writer`.
-    private func save(_ batch: Batch) {
-        save { () throws(StateFileError) in
-            if batch.removesJournal { return store.clear() }
-            try store.append(batch.records)
-            if let snapshot = batch.snapshot { try store.compact(snapshot) }
-        }
-    }
-
-    /// Hands the pending records to the writer without a sync (the writer
-    /// keeps their order; the next commit syncs them with its own).
-    private func spill() {
-        let bytes = pending
-        pending = []
-        spilled = true
-        writer.async { self.save { () throws(StateFileError) in try self.store.write(bytes) } }
-    }
-
-    /// A new snapshot once the log is four times what it would take (the
-    /// tasks and the staging area): a finished task's record is small, so
-    /// 10,000 tasks queued at once and sent are written again about once,
-    /// when three quarters are done (twice the records, the rule before,
-    /// rewrote them about twice).
-    private var needsCompaction: Bool {
-        logBytes > 256 << 10 && logBytes > 4 * (liveBytes + workspaceJSON.count)
-    }
-
-    private func release() {
-        guard !held.isEmpty else { return }
-        let ready = held.prefix { $0.sequence <= committed }
-        held.removeFirst(ready.count)
-        for item in ready { pass(item.event) }
-    }
-
-    /// On `writer`. A journal that cannot be written is reported once, and
-    /// the uploads go on: holding their results back would help no one.
-    private func save(_ write: () throws(StateFileError) -> Void) {
-        do {
-            try write()
-        } catch {
-            queue.async {
-                guard !self.warned else { return }
-                self.warned = true
-                self.report("journal not written, so unfinished uploads would not survive a crash: \(error)")
-            }
-        }
-    }
-
-    /// Passes an event on, in order; the batch goes out after this turn.
-    private func pass(_ event: UploadEvent) {
-        guard downstream.contains(where: { $0.wants(event) }) else { return }
-        outbox.append(event)
-        if outbox.count == 1 { queue.async { self.flushOutbox() } }
-    }
-
-    private func flushOutbox() {
-        guard !outbox.isEmpty else { return }
-        let batch = outbox
-        outbox = []
-        downstream.deliver(batch)
-    }
-
-    /// The whole journal as a snapshot, including every record so far.
-    private func document() -> [UInt8] {
-        typealias Key = JournalDocument.CodingKeys
-        let header: [JSONValue.Member] = [
-            .init(Key.version.stringValue, .number(String(JournalDocument.currentVersion))),
-            .init(Key.command.stringValue, .string(command)),
-            .init(Key.pid.stringValue, .number(String(getpid()))),
-            .init(Key.sequence.stringValue, .number(String(sequence))),
-        ]
-        let tasks = self.tasks.keys.sorted().lazy.map { self.encode(self.tasks[$0]!.task) }
-        return JSONValue.compactJSONBytes(
-            header, written: [(Key.workspace.stringValue, workspaceJSON)], thenArrayAt: Key.tasks.stringValue,
-            ofWritten: tasks) + [
-                UInt8(ascii: "\n")
-            ]
-    }
-
-    /// A task's JSON, as `JSONDecoder` reads it back into a `JournalTask`
-    /// (the journal tests adopt what `hoist send` wrote). The tasks of one
-    /// batch differ in their bodies, files and labels only, so the rest of
-    /// their request goes through the Encoder once: compared with the last
-    /// one, which for copies of one request compares shared storage, not
-    /// contents.
-    private func encode(_ task: JournalTask) -> [UInt8] {
-        var shell = task.request
-        shell.body = .json([])
-        shell.label = nil
-        if lastShell?.request != shell {
-            guard case .object(let members)? = try? JSONValue(encoding: shell) else { return [] }
-            lastShell = (shell, members)
-        }
-        typealias Key = JournalTask.CodingKeys
-        guard let members = lastShell?.members,
-            let body = task.request.body.encodedJSON ?? (try? JSONValue(encoding: task.request.body))
-        else { return [] }
-        let files = JSONValue.array(task.files.map(\.encodedJSON))
-        var request = members.map { $0.key == "body" ? JSONValue.Member("body", body) : $0 }
-        if let label = task.request.label { request.append(.init("label", .string(label))) }
-        var wrapper: [JSONValue.Member] = [.init(Key.id.stringValue, .number(String(task.id)))]
-        if let after = task.after { wrapper.append(.init(Key.after.stringValue, .number(String(after)))) }
-        wrapper.append(.init(Key.priority.stringValue, .number(String(task.priority.rawValue))))
-        wrapper.append(.init(Key.request.stringValue, .object(request)))
-        wrapper.append(.init(Key.files.stringValue, files))
-        if let problem = task.problem { wrapper.append(.init(Key.problem.stringValue, .string(problem))) }
-        if let checkpoint = task.checkpoint, let json = try? JSONValue(encoding: checkpoint) {
-            wrapper.append(.init(Key.checkpoint.stringValue, json))
-        }
-        return JSONValue.object(wrapper).compactJSONBytes
     }
 
     private static func fingerprints(_ request: UploadRequest) -> [JournalFile] {
