@@ -8,32 +8,6 @@ import FoundationEssentials
 /// given the checkpoint, goes on from the server's offset, never from 0
 /// unless the server lost the upload.
 struct TusUploadStateMachine: Sendable {
-    struct Step: Sendable, Hashable {
-        /// A new durable state, for the journal.
-        var checkpoint: TusCheckpoint?
-        /// What the user should know, e.g. that the server lost the upload.
-        var note: String?
-        var next: Next
-    }
-
-    enum Next: Sendable, Hashable {
-        case send(TusExchange)
-        /// Every byte is on the server; the last answer is the task's.
-        case done
-        /// The attempt failed; the task's retry policy decides what follows.
-        case fail(UploadFailure)
-    }
-
-    enum Event: Sendable {
-        /// An attempt begins; `file` is the file as stat sees it now (`nil`
-        /// for standard input).
-        case start(file: FileSnapshot?)
-        /// `seconds`: how long the exchange took, which sizes automatic chunks.
-        case answered(status: Int, headers: [HeaderField], seconds: Double? = nil)
-        /// The exchange got no answer (reset, timeout, refused).
-        case failed(UploadFailure)
-    }
-
     /// Chunks never shrink below this after 413s.
     static let smallestChunk: Int64 = 16 << 10
     /// 409s or 460s in a row before the attempt gives up.
@@ -368,27 +342,6 @@ struct TusUploadStateMachine: Sendable {
         }
     }
 
-    /// The chunk that `next()` sends after `chunk` if the server keeps all
-    /// of it: the engine hashes that one while `chunk` is on the wire.
-    func chunk(following chunk: Range<Int64>) -> Range<Int64>? {
-        // Before the creation's answer there is no upload yet: its length is the file's.
-        guard !isStream else { return nil }
-        let length = upload?.knownLength ?? uploadLength
-        let following = chunk.upperBound..<min(chunk.upperBound + followingChunkSize, base + length)
-        return following.isEmpty ? nil : following
-    }
-
-    /// The chunk after `chunk`, and once the size has settled the one after
-    /// that (its size is only planned when `chunk` is answered): hashed two
-    /// ahead, a chunk's hash can use any spare moment of the transfer of two.
-    func chunks(following chunk: Range<Int64>) -> [Range<Int64>] {
-        guard let next = self.chunk(following: chunk) else { return [] }
-        guard upload != nil, followingChunkSize == chunkSize, let after = self.chunk(following: next) else {
-            return [next]
-        }
-        return [next, after]
-    }
-
     /// A chunk went through: the next one is the size planned for it, and
     /// with automatic chunks this one's rate plans the one after.
     private mutating func sent(_ chunk: Range<Int64>, in seconds: Double?) {
@@ -407,10 +360,6 @@ struct TusUploadStateMachine: Sendable {
         ceiling = max(Self.smallestChunk, size / 2)
         chunkSize = ceiling
         followingChunkSize = ceiling
-    }
-
-    private func shrunk(from size: Int64) -> String {
-        "the server refused a \(size)-byte chunk as too large (HTTP 413); chunks are now \(chunkSize) bytes"
     }
 
     /// 404, 410 or 403 for an upload that existed: the server no longer has
@@ -434,30 +383,4 @@ struct TusUploadStateMachine: Sendable {
         return fail(.httpStatus(status, message: nil))
     }
 
-    /// A creation answered without an upload URL: most often a URL that is
-    /// not a tus endpoint at all (a form handler answers 200 to any POST).
-    static func noUpload(status: Int, location: String?) -> String {
-        let answer = "HTTP \(status) \(HTTPStatusText.reason(status))"
-        if let location {
-            return
-                "the server created the upload but its Location \(String(reflecting: location)) is not an http(s) URL"
-        }
-        guard status == 201 else {
-            return "the server answered \(answer) with no Location, not 201 Created with the upload's URL:"
-                + " the URL does not look like a tus creation endpoint"
-        }
-        return "the server created the upload (\(answer)) but its answer has no Location"
-    }
-
-    private static func tooLarge(_ length: Int64, max: Int64) -> String {
-        "the file is \(length) bytes and the server takes at most \(max) (Tus-Max-Size)"
-    }
-
-    /// A `Location` may be relative to the creation URL.
-    static func resolve(_ location: String, against base: String) -> String? {
-        guard let url = URL(string: location.trimmingSpaces, relativeTo: URL(string: base)),
-            let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https"
-        else { return nil }
-        return url.absoluteString
-    }
 }

@@ -1,0 +1,131 @@
+import Dispatch
+
+/// The queue's controls, each a `queue.sync` turn: the concurrency limit,
+/// the bandwidth limit, pausing the queue or one task, cancelling, moving a
+/// queued task and retrying a finished one.
+extension UploadEngine {
+    public var concurrencyLimit: Int {
+        get { queue.sync { concurrency } }
+        set {
+            queue.sync {
+                concurrency = max(1, newValue)
+                emitQueueStatus()
+                pump()
+            }
+        }
+    }
+
+    /// Bytes per second over every upload at once; nil for no limit.
+    /// Running uploads keep to a new limit from their next piece on.
+    public var limitRate: Int64? {
+        get { transport.limiter.bytesPerSecond }
+        set {
+            queue.sync {
+                transport.limiter.bytesPerSecond = newValue
+                emitQueueStatus()
+            }
+        }
+    }
+
+    public var isPaused: Bool { queue.sync { paused } }
+
+    /// Stops starting new tasks; running ones go on.
+    public func pause() {
+        queue.sync {
+            paused = true
+            emitQueueStatus()
+        }
+    }
+
+    public func resume() {
+        queue.sync {
+            paused = false
+            emitQueueStatus()
+            pump()
+        }
+    }
+
+    public static let pausedReason = "paused by the user"
+
+    /// Stops one task, to go on later with `retry`: it ends as cancelled
+    /// (`pausedReason`), but what a resumable upload has on the server stays,
+    /// so the retry goes on from the server's offset (a plain upload starts again).
+    public func pause(_ id: TaskID) {
+        queue.sync { _ = cancelOnQueue(id, reason: Self.pausedReason) }
+    }
+
+    /// Cancels a task that has not finished; a running one has its connection
+    /// closed, and a tus upload is deleted on the server when it offers
+    /// termination (quitting and `cancelAll` keep it, to resume later).
+    public func cancel(_ id: TaskID, reason: String = "cancelled by the user") {
+        queue.sync {
+            if cancelOnQueue(id, reason: reason) {
+                terminateTus(id)
+                abortS3(id)
+            }
+        }
+    }
+
+    public enum QueueMove: Sendable, Hashable {
+        case up, down, front
+    }
+
+    /// Moves a queued task one place up or down the queue (it trades places
+    /// with its neighbour, priority included), or before every other queued task.
+    public func move(_ id: TaskID, _ move: QueueMove) {
+        queue.sync {
+            guard let record = records[id], record.snapshot.state == .queued else { return }
+            let key = SchedulerIndex.QueueKey(record.snapshot)
+            let other: SchedulerIndex.QueueKey
+            let new: SchedulerIndex.QueueKey
+            switch move {
+            case .up, .down:
+                guard let neighbor = index.neighbor(of: key, move == .up ? -1 : 1) else { return }
+                other = neighbor
+                new = .init(priority: neighbor.priority, sequence: neighbor.sequence, id: id)
+            case .front:
+                guard let first = index.firstQueued, first.id != id else { return }
+                other = first
+                new = .init(priority: first.priority, sequence: first.sequence - 1, id: id)
+            }
+            var changes = [(old: key, new: new)]
+            if move != .front {
+                changes.append((other, .init(priority: key.priority, sequence: key.sequence, id: other.id)))
+            }
+            index.rekey(changes)
+            for change in changes {
+                guard let moved = records[change.new.id] else { continue }
+                moved.snapshot.priority = change.new.priority
+                moved.sequence = change.new.sequence
+                emit(.stateChanged(moved.snapshot))
+            }
+            if preparesImages { prepareAhead() }  // the new next ones
+        }
+    }
+
+    public func cancelAll(reason: String = "cancelled by the user") {
+        queue.sync {
+            for id in records.keys.sorted() { cancelOnQueue(id, reason: reason) }
+        }
+    }
+
+    /// Queues a failed or cancelled task again, as a new attempt.
+    public func retry(_ id: TaskID) {
+        queue.sync {
+            guard transition(id, .retryRequested) != nil, let record = records[id] else { return }
+            record.snapshot.finishedAt = nil
+            record.snapshot.answeredEarly = false
+            // It shows (and the totals count) what the server holds: a
+            // resumable upload's offset, else nothing; its time starts again.
+            record.snapshot.progress = UploadProgress(
+                bytesSent: record.snapshot.checkpoint?.offset ?? 0, totalBytes: record.snapshot.progress.totalBytes)
+            record.snapshot.startedAt = nil
+            record.snapshot.retryDelay = nil
+            emit(.stateChanged(records[id]!.snapshot))
+            if let dependency = records[id]?.snapshot.dependency {
+                applyDependency(dependency, to: id)
+            }
+            pump()
+        }
+    }
+}
