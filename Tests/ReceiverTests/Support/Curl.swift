@@ -42,7 +42,7 @@ enum Curl {
         let headersPath = scratch.sub("headers")
         let result = try await Subprocess.run(
             "/usr/bin/curl",
-            ["--silent", "--show-error", "--max-time", "60", "-o", bodyPath, "-D", headersPath, "-w", "%{http_code}"]
+            ["--silent", "--show-error", "--max-time", "300", "-o", bodyPath, "-D", headersPath, "-w", "%{http_code}"]
                 + arguments,
             timeout: .seconds(90))
         let read = { (path: String) in FileManager.default.contents(atPath: path) ?? Data() }
