@@ -8,13 +8,12 @@ import Glibc
 /// connections are cut as readily as new ones. After `cuts` resets it only
 /// forwards, so every run ends. See ../shared/PEERS.md ("A fault proxy").
 public final class FaultProxy: @unchecked Sendable {
-    public let endpoint: String
-    private let process: Subprocess
-    private let log: TemporaryDirectory
+    private let proxy: ProxyProcess
+    public var endpoint: String { proxy.endpoint }
 
     static let script = #"""
         import random, socket, struct, sys, threading, time
-        target, out = int(sys.argv[1]), sys.argv[2]
+        target, out = int(sys.argv[1]), sys.argv[2] + "/state"
         seed, cuts, lo, hi, stall_every, stall = int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6]), int(sys.argv[7]), float(sys.argv[8])
         rng = random.Random(seed)
         lock = threading.Lock()
@@ -91,14 +90,8 @@ public final class FaultProxy: @unchecked Sendable {
             threading.Thread(target=serve, args=(c,), daemon=True).start()
         """#
 
-    private init(endpoint: String, process: Subprocess, log: TemporaryDirectory) {
-        self.endpoint = endpoint
-        self.process = process
-        self.log = log
-    }
-
-    deinit {
-        kill(process.pid, SIGKILL)
+    private init(_ proxy: ProxyProcess) {
+        self.proxy = proxy
     }
 
     /// `cuts` resets in all, each after `bytes` (drawn per connection) of
@@ -108,22 +101,18 @@ public final class FaultProxy: @unchecked Sendable {
         before endpoint: String, seed: UInt64, cuts: Int, bytes: ClosedRange<Int>, stallEvery: Int = 0,
         stall: Double = 2
     ) async throws -> FaultProxy {
-        guard let port = URL(string: endpoint)?.port else { throw SubprocessError(message: "no port in \(endpoint)") }
-        let log = TemporaryDirectory()
-        let process = try Subprocess(
-            "/usr/bin/env",
-            [
-                "python3", "-c", script, String(port), log.path + "/state", String(seed), String(cuts),
-                String(bytes.lowerBound), String(bytes.upperBound), String(stallEvery), String(stall),
-            ], timeout: .seconds(1800))
-        let listening = try await Subprocess.listeningPort(of: process.pid)
-        return FaultProxy(endpoint: "http://127.0.0.1:\(listening)", process: process, log: log)
+        FaultProxy(
+            try await ProxyProcess.start(
+                script, before: endpoint,
+                arguments: [
+                    String(seed), String(cuts), String(bytes.lowerBound), String(bytes.upperBound), String(stallEvery),
+                    String(stall),
+                ]))
     }
 
     /// Connections reset so far, connections seen, and stalls.
     public var counts: (cuts: Int, connections: Int, stalls: Int) {
-        let fields = ((try? String(contentsOfFile: log.path + "/state", encoding: .utf8)) ?? "")
-            .split(separator: " ").compactMap { Int($0) }
+        let fields = proxy.read("state").split(separator: " ").compactMap { Int($0) }
         guard fields.count == 3 else { return (0, 0, 0) }
         return (fields[0], fields[1], fields[2])
     }

@@ -99,16 +99,15 @@ public final class MotoPeer: @unchecked Sendable {
 /// the first request whose head contains a text (closing the connection
 /// once that head is in, forwarding nothing).
 public final class MotoProxy: @unchecked Sendable {
-    public let endpoint: String
-    private let process: Subprocess
-    private let log: TemporaryDirectory
+    private let proxy: ProxyProcess
+    public var endpoint: String { proxy.endpoint }
 
     /// A request counts from its head until the last byte of its answer
     /// (by Content-Length) is about to be relayed: the client cannot start
     /// another before that, so the count has no race.
     static let script = #"""
         import socket, sys, threading
-        target, out, cut = int(sys.argv[1]), sys.argv[2], sys.argv[3].encode()
+        target, out, cut = int(sys.argv[1]), sys.argv[2] + "/max", sys.argv[3].encode()
         lock = threading.Lock()
         state = {"now": 0, "max": 0, "cut": not cut}
         def change(delta):
@@ -166,29 +165,17 @@ public final class MotoProxy: @unchecked Sendable {
             threading.Thread(target=serve, args=(c,), daemon=True).start()
         """#
 
-    private init(endpoint: String, process: Subprocess, log: TemporaryDirectory) {
-        self.endpoint = endpoint
-        self.process = process
-        self.log = log
-    }
-
-    deinit {
-        kill(process.pid, SIGKILL)
+    private init(_ proxy: ProxyProcess) {
+        self.proxy = proxy
     }
 
     /// `cutting`: the text whose first request is cut (none when nil).
     public static func start(before endpoint: String, cutting text: String? = nil) async throws -> MotoProxy {
-        guard let port = URL(string: endpoint)?.port else { throw SubprocessError(message: "no port in \(endpoint)") }
-        let log = TemporaryDirectory()
-        let process = try Subprocess(
-            "/usr/bin/env", ["python3", "-c", script, String(port), log.path + "/max", text ?? ""],
-            timeout: .seconds(1800))
-        let listening = try await Subprocess.listeningPort(of: process.pid)
-        return MotoProxy(endpoint: "http://127.0.0.1:\(listening)", process: process, log: log)
+        MotoProxy(try await ProxyProcess.start(script, before: endpoint, arguments: [text ?? ""]))
     }
 
     /// The most requests that were on the wire at once.
     public var mostAtOnce: Int {
-        Int((try? String(contentsOfFile: log.path + "/max", encoding: .utf8)) ?? "") ?? 0
+        Int(proxy.read("max")) ?? 0
     }
 }
