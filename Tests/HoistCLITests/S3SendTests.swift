@@ -373,6 +373,24 @@ import Testing
         #expect(moto.requests(containing: "partNumber=2&").count == 1)
     }
 
+    /// An upload that finally fails leaves nothing open on the server, and says so.
+    @Test func aMultipartUploadThatFinallyFailsIsAborted() async throws {
+        let (moto, environment) = try await moto()
+        let proxy = try await MotoProxy.start(before: moto.endpoint, cutting: "partNumber=2&")
+        let file = randomFile("cut.bin", (11 << 20) + 1, seed: 78)
+        let result = try await hoist(
+            [
+                "send", "s3://photos/failed/cut.bin", "-T", file.path, "--part-size", "5M", "--endpoint",
+                proxy.endpoint, "--retries", "0", "--no-history", "--no-journal",
+            ], environment: environment)
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(
+            result.stderr.contains("the multipart upload was aborted on the server, so none of its parts stays stored"),
+            "\(result.stderr)")
+        #expect(moto.requests(containing: "DELETE /photos/failed/cut.bin?uploadId=").count == 1, "\(moto.logTail())")
+        #expect(try await moto.openUploads("photos") == 0)
+    }
+
     @Test func badS3InputIsRefusedBeforeAnythingIsSent() async throws {
         let file = randomFile("y.jpg", 10, seed: 4)
         let other = randomFile("z.jpg", 10, seed: 5)

@@ -62,6 +62,15 @@ extension UploadEngine {
         }
     }
 
+    /// Callbacks for an exchange that cleans up after a task (`cleanups`):
+    /// nothing waits for its answer but `shutdown`.
+    func cleanupCallbacks() -> HTTPTransport.Callbacks {
+        cleanups.enter()
+        return .init(
+            progress: { _ in }, bodySent: { _ in }, responseStarted: { _ in },
+            completed: { _ in self.cleanups.leave() })
+    }
+
     func isCurrent(_ id: TaskID, attempt: Int) -> Bool {
         guard let record = records[id] else { return false }
         return record.snapshot.attempts == attempt && record.snapshot.state.isRunning

@@ -36,6 +36,10 @@ public final class UploadEngine: @unchecked Sendable {
     var paused = false
     var waiters: [TaskID: [CheckedContinuation<TaskSnapshot?, Never>]] = [:]
     var idleWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Exchanges that clean up on the server once a task ended (a tus
+    /// `DELETE`, an S3 `AbortMultipartUpload`): `shutdown` waits for them,
+    /// so a process that ends right after a failure still sends them.
+    let cleanups = DispatchGroup()
     var outbox: [UploadEvent] = []
     /// Where S3 credentials are looked up when an attempt starts.
     let environment: [String: String]
@@ -355,6 +359,13 @@ public final class UploadEngine: @unchecked Sendable {
     public func shutdown() async {
         cancelAll(reason: "the engine shut down")
         await waitUntilIdle()
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async {
+                // Bounded: a server that never answers does not hold the exit.
+                _ = self.cleanups.wait(timeout: .now() + .seconds(10))
+                continuation.resume()
+            }
+        }
         await transport.shutdown()
         queue.sync { if case .success(let folder)? = madeImageFolder { rmdir(folder) } }
     }

@@ -135,8 +135,7 @@ extension UploadEngine {
             let (line, headers, body) = try? s3Request(exchange, settings: settings, request: record.sending)
         else { return }
         _ = sendSigned(
-            line, headers: headers, body: body, request: record.sending, signer: signer,
-            callbacks: .init(progress: { _ in }, bodySent: { _ in }, responseStarted: { _ in }, completed: { _ in }))
+            line, headers: headers, body: body, request: record.sending, signer: signer, callbacks: cleanupCallbacks())
     }
 
     /// One exchange, signed now (a retry's date is its own) by the server's

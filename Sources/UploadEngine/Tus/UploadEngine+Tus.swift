@@ -51,9 +51,7 @@ extension UploadEngine {
         for exchange in exchanges {
             _ = transport.exchange(
                 method: exchange.method, url: exchange.url, headers: headers(for: exchange, request: request),
-                body: nil, timeouts: request.timeouts,
-                callbacks: .init(progress: { _ in }, bodySent: { _ in }, responseStarted: { _ in }, completed: { _ in })
-            )
+                body: nil, timeouts: request.timeouts, callbacks: cleanupCallbacks())
         }
     }
 
