@@ -26,8 +26,14 @@ func run(
     let result = try await Subprocess.run(
         executable, arguments, directory: directory, environment: environment, timeout: timeout, input: input)
     if result.timedOut {
+        // What it printed before it was killed tells where it stopped.
+        let tail = { (bytes: [UInt8]) in String(decoding: bytes.suffix(4000), as: UTF8.self) }
         throw SubprocessError(
-            message: "\(executable) \(arguments.joined(separator: " ")) ran over \(timeout) and was killed")
+            message: """
+                \(executable) \(arguments.joined(separator: " ")) ran over \(timeout) and was killed
+                stdout: \(tail(result.stdout))
+                stderr: \(tail(result.stderr))
+                """)
     }
     return RunResult(
         status: result.status,

@@ -254,6 +254,39 @@ import Testing
         #expect(all.map(\.checksum) == ["c1", "c2", "c3"])
     }
 
+    /// SeaweedFS lists a part number once per upload of it. The completion
+    /// must name each part once: counted twice, the parts never made the
+    /// whole file and the upload waited for nothing (a hang seen in CI).
+    @Test func aPartListedTwiceCountsOnceAndTheUploadCompletes() {
+        var (m, snapshot) = crcUpload()
+        _ = m.handle(
+            .failed(
+                .uploadPart(uploadID: "u", number: 3, range: 16 * Self.mib..<24 * Self.mib),
+                .transport(.connectionLost("reset"))))
+        _ = m.handle(.start(file: snapshot))
+        let listed = m.handle(
+            .listed(
+                uploadID: "u",
+                [
+                    S3Part(number: 1, etag: "\"e1\"", size: 8 * Self.mib),
+                    S3Part(number: 1, etag: "\"e1\"", size: 8 * Self.mib),
+                    S3Part(number: 2, etag: "\"stale\"", size: 8 * Self.mib),
+                    S3Part(number: 2, etag: "\"e2\"", size: 8 * Self.mib),
+                    // Two copies of a part whose answer never came, with checksums that differ.
+                    S3Part(number: 3, etag: "\"x\"", size: 8 * Self.mib, checksum: "a"),
+                    S3Part(number: 3, etag: "\"y\"", size: 8 * Self.mib, checksum: "b"),
+                ], nextMarker: nil))
+        #expect(listed.checkpoint?.parts.map(\.number) == [1, 2])
+        #expect(parts(listed.sends) == [3])
+        let complete = m.handle(.partSent(uploadID: "u", number: 3, etag: "\"e3\"", checksum: "c3"))
+        guard case .complete(_, let all)? = complete.sends.first else {
+            Issue.record("no completion: \(complete)")
+            return
+        }
+        #expect(all.map(\.number) == [1, 2, 3])
+        #expect(all.map(\.etag) == ["\"e1\"", "\"e2\"", "\"e3\""])
+    }
+
     @Test func aRefusedOrUnansweredCompletionIsCheckedAndSentAgain() {
         var (m, snapshot) = crcUpload()
         let complete = m.handle(.partSent(uploadID: "u", number: 3, etag: "\"e3\"", checksum: "c3"))

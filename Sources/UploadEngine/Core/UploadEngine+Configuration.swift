@@ -21,6 +21,9 @@ extension UploadEngine {
         /// sent, when its body was read whole (`TaskSnapshot.sentFiles`): for
         /// a history, which would otherwise read every file a second time.
         public var digestsSentFiles: Bool
+        /// Told one line as each exchange starts and one as it ends (`hoist
+        /// send -v`): method, URL with credentials masked, status or failure.
+        public var trace: (@Sendable (String) -> Void)?
 
         public init(
             concurrency: Int = 4,
@@ -30,8 +33,10 @@ extension UploadEngine {
             fileSending: FileSending = .automatic,
             limitRate: Int64? = nil,
             keepsFinishedTasks: Bool = true,
-            digestsSentFiles: Bool = false
+            digestsSentFiles: Bool = false,
+            trace: (@Sendable (String) -> Void)? = nil
         ) {
+            self.trace = trace
             self.keepsFinishedTasks = keepsFinishedTasks
             self.digestsSentFiles = digestsSentFiles
             self.limitRate = limitRate

@@ -67,7 +67,8 @@ public final class UploadEngine: @unchecked Sendable {
             responseBodyCap: configuration.responseBodyCap,
             environment: configuration.environment,
             fileSending: configuration.fileSending,
-            digestsSentFiles: configuration.digestsSentFiles
+            digestsSentFiles: configuration.digestsSentFiles,
+            trace: configuration.trace
         )
         transport.limiter.bytesPerSecond = configuration.limitRate
     }

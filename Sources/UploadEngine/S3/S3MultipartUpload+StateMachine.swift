@@ -228,7 +228,7 @@ struct S3MultipartStateMachine: Sendable {
                     .other(
                         "standard input is longer than 10,000 parts of \(partSize) bytes: give a larger --part-size"))
             }
-            return completion(upload) ?? Step(checkpoint: upload, sends: fill())
+            return completion(upload) ?? proceed(Step(checkpoint: upload, sends: fill()))
         case .slotsFreed:
             return Step(sends: fill())
         case .streamEnded(let length):
@@ -305,22 +305,27 @@ struct S3MultipartStateMachine: Sendable {
     }
 
     /// The server's parts are the truth: those of the right size count as
-    /// sent (their ETags are the server's), the rest go again.
+    /// sent (their ETags are the server's), the rest go again. A store may
+    /// list a part number once per upload of it (SeaweedFS keeps each):
+    /// one of them counts, ours if it is there, and several of unknown
+    /// origin count as none, so the completion names each part once.
     private mutating func adoptListed() -> Step {
         guard var upload else { return fail(.other("s3: parts listed with no upload")) }
-        upload.parts = listed.compactMap { part in
-            guard (1...upload.partCount).contains(part.number),
-                part.size == Int64(upload.range(ofPart: part.number).count)
-            else { return nil }
-            if let ours = confirmed[part.number] {
+        let candidates = Dictionary(grouping: listed) { $0.number }
+        upload.parts = candidates.compactMap { number, copies -> S3Part? in
+            guard (1...upload.partCount).contains(number) else { return nil }
+            let fitting = copies.filter { $0.size == Int64(upload.range(ofPart: number).count) }
+            if let ours = confirmed[number] {
                 // The server's part is the one we sent only if its ETag is ours.
-                guard S3Part.sameETag(ours.etag, part.etag) else { return nil }
+                guard let part = fitting.first(where: { S3Part.sameETag(ours.etag, $0.etag) }) else { return nil }
                 return S3Part(
-                    number: part.number, etag: part.etag, size: part.size, checksum: ours.checksum ?? part.checksum)
+                    number: number, etag: part.etag, size: part.size, checksum: ours.checksum ?? part.checksum)
             }
             // A part whose answer never came: the CRC32 the completion must
             // carry is known only if the server says it (SeaweedFS does not).
-            return upload.checksumAlgorithm == .crc32 && part.checksum == nil ? nil : part
+            let known = fitting.filter { upload.checksumAlgorithm != .crc32 || $0.checksum != nil }
+            guard let part = known.first, known.allSatisfy({ S3Part.sameETag($0.etag, part.etag) }) else { return nil }
+            return part
         }
         .sorted { $0.number < $1.number }
         confirmed = Dictionary(upload.parts.map { ($0.number, $0) }, uniquingKeysWith: { $1 })
@@ -329,7 +334,15 @@ struct S3MultipartStateMachine: Sendable {
         if upload.offset > 0 { resumedFrom = upload.offset }
         if let done = completion(upload) { return done }
         sendingParts = true
-        return Step(checkpoint: upload, sends: fill())
+        return proceed(Step(checkpoint: upload, sends: fill()))
+    }
+
+    /// `step`, unless it would leave the upload waiting for nothing: no
+    /// part on the wire, none to send, and no completion. That is a fault
+    /// in this machine, and failing says so where waiting would hang.
+    private mutating func proceed(_ step: Step) -> Step {
+        guard sendingParts, step.sends.isEmpty, inFlight.isEmpty else { return step }
+        return fail(.other("s3: no part left to send, yet the parts do not make the whole file"))
     }
 
     /// `CompleteMultipartUpload`, once every part is confirmed and none is on the wire.

@@ -80,10 +80,14 @@ final class SendSession: UploadEventMonitor, @unchecked Sendable {
         }
         // The journal passes the events on: a result is printed only once
         // the journal has it on disk.
+        let progress = self.progress
+        let trace: (@Sendable (String) -> Void)? =
+            verbose ? { @Sendable (line: String) in Self.printBetween(progress) { printError("hoist: " + line) } } : nil
         let engine = UploadEngine(
             configuration: .init(
                 concurrency: plan.concurrency, insecure: insecure, limitRate: plan.limitRate,
-                keepsFinishedTasks: false, digestsSentFiles: history != nil),
+                keepsFinishedTasks: false, digestsSentFiles: history != nil,
+                trace: trace),
             monitors: journal.map { [$0] } ?? shown)
         engine.pause()
         if verbose {
@@ -203,6 +207,10 @@ final class SendSession: UploadEventMonitor, @unchecked Sendable {
 
     /// Prints between progress redraws, or at once when there are no rows.
     private func between(_ body: () -> Void) {
+        Self.printBetween(progress, body)
+    }
+
+    private static func printBetween(_ progress: LiveProgress?, _ body: () -> Void) {
         if let progress { progress.suspendWhile(body) } else { body() }
     }
 
