@@ -399,6 +399,36 @@ import Testing
             #expect(echoed == ["image": Data([1, 2, 3, 4, 5]).base64EncodedString(), "type": "png", "user": "42"])
         }
     }
+
+    /// `-v` shows each exchange as it starts and as it ends, as curl's does,
+    /// with the URL's credentials masked.
+    @Test func verboseTracesEachExchangeWithItsOutcome() async throws {
+        let directory = TemporaryDirectory()
+        let file = directory.file("a.txt", text: "hello")
+        try await withReceiver { receiver, _ in
+            let result = try await hoist([
+                "send", receiver.baseURL + "/upload?token=s3cr3t-value&x=1", "-F", "f=@\(file)", "-s", "-v",
+                "--no-history", "--no-journal",
+            ])
+            #expect(result.status == 0, "\(result.stderr)")
+            let url = receiver.baseURL + "/upload?token=••••••&x=1"
+            let lines = result.stderr.split(separator: "\n").map(String.init)
+            let start = try #require(
+                lines.firstIndex { $0.hasPrefix("hoist: > POST \(url) (") && $0.hasSuffix(" bytes)") })
+            let end = try #require(lines.firstIndex(of: "hoist: < 200 POST \(url)"))
+            #expect(start < end)
+            #expect(!result.stderr.contains("s3cr3t-value"))
+        }
+        let refused = try await hoist([
+            "send", "http://127.0.0.1:9/up", "-F", "f=@\(file)", "-s", "-v", "--retries", "1", "--no-history",
+            "--no-journal",
+        ])
+        let failures = refused.stderr.split(separator: "\n").filter {
+            $0.hasPrefix("hoist: ! POST http://127.0.0.1:9/up: ")
+        }
+        #expect(failures.count == 2, "one line per attempt: \(refused.stderr)")
+    }
+
 }
 
 /// Ctrl-C says where the unfinished uploads went and how to send them.

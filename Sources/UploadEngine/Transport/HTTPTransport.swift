@@ -279,11 +279,12 @@ final class HTTPTransport: Sendable {
     private func traced(method: String, url: String, length: Int64??, _ callbacks: Callbacks) -> Callbacks {
         guard let trace else { return callbacks }
         let line = method + " " + Secrets.displayURL(url)
-        let size = switch length {
-        case nil: ""
-        case .some(nil): " (chunked)"
-        case .some(let bytes?): " (\(bytes) bytes)"
-        }
+        let size =
+            switch length {
+            case nil: ""
+            case .some(nil): " (chunked)"
+            case .some(let bytes?): " (\(bytes) bytes)"
+            }
         trace("> " + line + size)
         var traced = callbacks
         traced.completed = { outcome in

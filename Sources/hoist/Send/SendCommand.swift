@@ -134,7 +134,8 @@ struct SendCommand: AsyncParsableCommand {
 
     @Flag(
         name: [.customShort("v"), .customLong("verbose")],
-        help: "Print each request's headers and parts (secrets masked) to stderr, then each exchange as it starts and ends.")
+        help: "Print each request's headers and parts (secrets masked) to stderr, then each exchange as it goes."
+    )
     var verbose = false
 
     @Flag(name: .customLong("no-history"), help: "Do not append the finished tasks to the history (see hoist history).")
