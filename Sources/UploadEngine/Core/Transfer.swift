@@ -28,6 +28,15 @@ public enum Transfer: Sendable, Hashable, Codable {
         return true
     }
 
+    /// Each resumable kind's driver: the one line a new kind adds here.
+    func makeDriver() -> (any TransferDriver)? {
+        switch self {
+        case .single: return nil
+        case .tus: return TusDriver()
+        case .s3: return S3Driver()
+        }
+    }
+
     /// The word profiles, the CLI and the `t` dialog use.
     public var name: String {
         switch self {

@@ -28,14 +28,7 @@ extension UploadEngine {
         // Only the first attempt may use the body from `add`: a retry rebuilds it from disk.
         let prepared = record.prepared
         record.prepared = nil
-        switch record.sending.transfer {
-        case .tus:
-            return startTus(id, attempt: number)
-        case .s3:
-            return startS3(id, attempt: number)
-        case .single:
-            break
-        }
+        if let driver = driver(of: record) { return driver.start(id, attempt: number, on: self) }
 
         let callbacks = HTTPTransport.Callbacks(
             progress: { bytes in self.queue.async { self.progressed(id, attempt: number, bytes: bytes) } },

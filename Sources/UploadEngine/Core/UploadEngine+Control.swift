@@ -59,9 +59,8 @@ extension UploadEngine {
     /// termination (quitting and `cancelAll` keep it, to resume later).
     public func cancel(_ id: TaskID, reason: String = "cancelled by the user") {
         queue.sync {
-            if cancelOnQueue(id, reason: reason) {
-                terminateTus(id)
-                abortS3(id)
+            if cancelOnQueue(id, reason: reason), let record = records[id] {
+                record.driver?.discard(record, on: self)
             }
         }
     }

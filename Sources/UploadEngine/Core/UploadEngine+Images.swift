@@ -86,10 +86,10 @@ extension UploadEngine {
     /// are other files (`FileSnapshot`), so that upload is not appended to:
     /// this one starts anew (an S3 multipart upload left is aborted first).
     private func forgetEarlierPreparation(_ record: TaskRecord) {
-        guard let checkpoint = record.snapshot.checkpoint, record.tus == nil, record.s3 == nil,
+        guard let checkpoint = record.snapshot.checkpoint, record.driver?.holdsUpload != true,
             !record.snapshot.preparedImages.isEmpty
         else { return }
-        if case .s3(let upload) = checkpoint { record.abandonedS3 = upload }
+        driver(of: record)?.abandon(checkpoint)
         record.snapshot.checkpoint = nil
         record.snapshot.progress.bytesSent = 0
         record.snapshot.resumedFrom = nil

@@ -25,10 +25,10 @@ extension UploadEngine {
     /// multipart uploads widen into the slots no queued task wants.
     func pump() {
         guard !paused else { return }
-        while index.running + extraParts() < concurrency, let id = index.nextQueued {
+        while index.running + extraSlots() < concurrency, let id = index.nextQueued {
             start(id)
         }
-        if index.nextQueued == nil { widenMultipartUploads() }
+        if index.nextQueued == nil { widenDrivenUploads() }
         if preparesImages { prepareAhead() }
     }
 
@@ -69,17 +69,14 @@ extension UploadEngine {
     /// grow every finished task the UI lists.
     func finished(_ id: TaskID, sentFiles: [SentFile]? = nil) {
         guard let record = records[id] else { return }
-        multipartTasks.removeAll { $0 == id }
+        tasksSharingSlots.removeAll { $0 == id }
         if record.snapshot.state != .succeeded, !record.snapshot.preparedImages.isEmpty {
             // The upload holds a copy that goes now (failed, paused, interrupted by a
             // quit): a retry prepares and sends a new one.
-            terminateTus(id)
-            abortS3(id)
+            record.driver?.discard(record, on: self)
         }
-        if case .failed = record.snapshot.state, record.s3?.abortion() != nil {
-            // Nothing may stay open and billed that no journal knows of.
-            abortS3(id)
-            record.snapshot.note = "the multipart upload was aborted on the server, so none of its parts stays stored"
+        if case .failed = record.snapshot.state, let note = record.driver?.finallyFailed(record, on: self) {
+            record.snapshot.note = note
         }
         removePreparedImages(record)
         record.attemptMachine = nil  // a retry makes a new one; a finished task keeps its result only

@@ -32,7 +32,8 @@ public final class UploadEngine: @unchecked Sendable {
     var concurrency: Int
     /// Running S3 multipart uploads, in the order they started: each may
     /// have parts beyond its first slot on the wire.
-    var multipartTasks: [TaskID] = []
+    /// Running tasks whose drivers may take more than one request slot, oldest first.
+    var tasksSharingSlots: [TaskID] = []
     var paused = false
     var waiters: [TaskID: [CheckedContinuation<TaskSnapshot?, Never>]] = [:]
     var idleWaiters: [CheckedContinuation<Void, Never>] = []

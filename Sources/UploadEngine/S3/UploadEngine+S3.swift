@@ -18,7 +18,7 @@ import NIOConcurrencyHelpers
 /// way; over plain HTTP nothing stops a man in the middle from re-signing
 /// anyway).
 extension UploadEngine {
-    func startS3(_ id: TaskID, attempt number: Int) {
+    func startS3(_ id: TaskID, attempt number: Int, driver: S3Driver) {
         guard let record = records[id] else { return }
         let request = record.sending
         guard case .s3(let settings) = request.transfer else { return }
@@ -30,7 +30,7 @@ extension UploadEngine {
             return finishS3(id, attempt: number, .failure(.protocolError(error.message)))
         }
         if case .stream(let source, _) = request.body {
-            record.s3Signer = SigV4(credentials: credentials, region: settings.endpoint.region)
+            driver.signer = SigV4(credentials: credentials, region: settings.endpoint.region)
             return startS3Stream(id, attempt: number, settings: settings, source: source)
         }
         guard case .rawFile(let path, _) = request.body else {
@@ -42,33 +42,33 @@ extension UploadEngine {
         } catch {
             return finishS3(id, attempt: number, .failure(.input(error)))
         }
-        record.s3Signer = SigV4(credentials: credentials, region: settings.endpoint.region)
-        if let abandoned = record.abandonedS3 {
-            record.abandonedS3 = nil
+        driver.signer = SigV4(credentials: credentials, region: settings.endpoint.region)
+        if let abandoned = driver.abandoned {
+            driver.abandoned = nil
             abort(.abort(uploadID: abandoned.uploadID), of: record)
         }
-        record.s3InFlight = [:]
-        record.s3Prepared = [:]
+        driver.inFlight = [:]
+        driver.prepared = [:]
         var saved: S3Checkpoint?
         if case .s3(let checkpoint)? = record.snapshot.checkpoint { saved = checkpoint }
-        if record.s3 == nil, saved == nil, file.size < settings.multipartThreshold {
+        if driver.machine == nil, saved == nil, file.size < settings.multipartThreshold {
             beginResumable(record, attempt: number, totalBytes: file.size, offset: 0)
             return putObject(
                 id, attempt: number,
                 region: FileRegion(path: path, field: "", offset: 0, length: file.size, snapshot: file))
         }
-        if record.s3 == nil {
+        if driver.machine == nil {
             let partSize: Int64
             do {
                 partSize = try S3PartSize.choose(fileSize: file.size, requested: settings.partSize)
             } catch {
                 return finishS3(id, attempt: number, .failure(.protocolError(error.message)))
             }
-            record.s3 = S3MultipartStateMachine(
+            driver.machine = S3MultipartStateMachine(
                 path: path, partSize: partSize, concurrency: settings.partConcurrency, checkpoint: saved,
                 checksum: settings.checksumAlgorithm)
         }
-        beginResumable(record, attempt: number, totalBytes: file.size, offset: record.s3!.offset)
+        beginResumable(record, attempt: number, totalBytes: file.size, offset: driver.machine!.offset)
         performS3(id, attempt: number, handleS3(record, .start(file: file)))
     }
 
@@ -77,18 +77,18 @@ extension UploadEngine {
     /// read one at a time, each held in memory until the server has it.
     private func startS3Stream(_ id: TaskID, attempt number: Int, settings: S3Settings, source: StreamSource) {
         guard let record = records[id] else { return }
-        record.s3InFlight = [:]
-        record.s3Prepared = [:]
+        record.s3.inFlight = [:]
+        record.s3.prepared = [:]
         if record.stream == nil { record.stream = StreamBuffer(source) }
-        beginResumable(record, attempt: number, totalBytes: nil, offset: record.s3?.offset ?? 0)
-        if record.s3 != nil {
+        beginResumable(record, attempt: number, totalBytes: nil, offset: record.s3.machine?.offset ?? 0)
+        if record.s3.machine != nil {
             return performS3(id, attempt: number, handleS3(record, .start(file: nil)))
         }
         let partSize = settings.partSize ?? S3PartSize.preferred
         readStream(id, attempt: number, 0..<partSize, checksum: settings.checksumAlgorithm) { chunk, checksum in
             guard let record = self.records[id] else { return }
             guard chunk.isLast else {
-                record.s3 = S3MultipartStateMachine(
+                record.s3.machine = S3MultipartStateMachine(
                     path: "-", partSize: partSize, concurrency: 1, checkpoint: nil,
                     checksum: settings.checksumAlgorithm, isStream: true)
                 return self.performS3(id, attempt: number, self.handleS3(record, .start(file: nil)))
@@ -122,16 +122,16 @@ extension UploadEngine {
 
     /// Sends `AbortMultipartUpload` for a cancelled upload, and forgets it
     /// so a retry creates a new one.
-    func abortS3(_ id: TaskID) {
-        guard let record = records[id], let exchange = record.s3?.abortion() else { return }
-        record.s3 = nil
+    func abortS3(_ record: TaskRecord, driver: S3Driver) {
+        guard let exchange = driver.machine?.abortion() else { return }
+        driver.machine = nil
         record.snapshot.checkpoint = nil
         abort(exchange, of: record)
     }
 
     /// Sends an `AbortMultipartUpload`, answered or not.
     private func abort(_ exchange: S3MultipartStateMachine.Exchange, of record: TaskRecord) {
-        guard case .s3(let settings) = record.sending.transfer, let signer = record.s3Signer,
+        guard case .s3(let settings) = record.sending.transfer, let signer = record.s3.signer,
             let (line, headers, body) = try? s3Request(exchange, settings: settings, request: record.sending)
         else { return }
         _ = sendSigned(
@@ -191,7 +191,7 @@ extension UploadEngine {
     // MARK: - Multipart
 
     private func performS3(_ id: TaskID, attempt number: Int, _ step: S3MultipartStateMachine.Step) {
-        guard isCurrent(id, attempt: number), let record = records[id], let machine = record.s3 else { return }
+        guard isCurrent(id, attempt: number), let record = records[id], let machine = record.s3.machine else { return }
         let changed = step.note != nil || record.snapshot.resumedFrom != machine.resumedFrom
         record.snapshot.note = step.note ?? record.snapshot.note
         record.snapshot.resumedFrom = machine.resumedFrom
@@ -212,8 +212,8 @@ extension UploadEngine {
     }
 
     private func sendS3(_ exchange: S3MultipartStateMachine.Exchange, id: TaskID, attempt number: Int) {
-        guard let record = records[id], let parent = record.attempt, let signer = record.s3Signer,
-            case .s3(let settings) = record.sending.transfer, let machine = record.s3
+        guard let record = records[id], let parent = record.attempt, let signer = record.s3.signer,
+            case .s3(let settings) = record.sending.transfer, let machine = record.s3.machine
         else { return }
         let request = record.sending
         let line: S3RequestLine
@@ -263,7 +263,7 @@ extension UploadEngine {
             return finishS3(id, attempt: number, .failure(.other("s3: a part to send with no file snapshot")))
         }
         let digest = PreparedDigest.reuse(
-            record.s3Prepared.removeValue(forKey: part), for: region, algorithm: .s3(algorithm))
+            record.s3.prepared.removeValue(forKey: part), for: region, algorithm: .s3(algorithm))
         withChecksum(digest, id, attempt: number) { checksum in send(.file(region), checksum) }
     }
 
@@ -289,12 +289,12 @@ extension UploadEngine {
 
     /// Bytes the server confirmed, and those of the parts under way.
     private static func s3Sent(_ record: TaskRecord) -> Int64 {
-        (record.s3?.offset ?? 0) + record.s3InFlight.values.reduce(0, +)
+        (record.s3.machine?.offset ?? 0) + record.s3.inFlight.values.reduce(0, +)
     }
 
     private func s3Progress(_ id: TaskID, attempt number: Int, part: Int, bytes: Int64) {
         guard isCurrent(id, attempt: number), let record = records[id] else { return }
-        record.s3InFlight[part] = bytes
+        record.s3.inFlight[part] = bytes
         updateProgress(record, sent: Self.s3Sent(record))
         emit(.progress(record.snapshot))
     }
@@ -303,7 +303,7 @@ extension UploadEngine {
         _ id: TaskID, attempt number: Int, _ exchange: S3MultipartStateMachine.Exchange,
         outcome: HTTPTransport.Outcome, checksum: (S3Checksum, String)?
     ) {
-        guard isCurrent(id, attempt: number), let record = records[id], record.s3 != nil else { return }
+        guard isCurrent(id, attempt: number), let record = records[id], record.s3.machine != nil else { return }
         let event: S3MultipartStateMachine.Event
         switch outcome.result {
         case .failure(let failure):
@@ -318,7 +318,7 @@ extension UploadEngine {
             if case .complete = exchange { record.lastAnswer = response }
             if case .headObject = exchange { record.lastAnswer = response }
         }
-        if case .uploadPart(_, let part, _) = exchange { record.s3InFlight[part] = nil }
+        if case .uploadPart(_, let part, _) = exchange { record.s3.inFlight[part] = nil }
         performS3(id, attempt: number, handleS3(record, event))
         // Hash the next parts while these are on the wire.
         prepareS3Digests(id)
@@ -328,13 +328,10 @@ extension UploadEngine {
 
     // MARK: - Request slots
 
-    /// Parts on the wire beyond one per running task: slots the multipart
-    /// uploads take from the concurrency limit.
-    func extraParts(except skipped: TaskID? = nil) -> Int {
-        multipartTasks.reduce(0) { sum, id in
-            guard id != skipped, let record = records[id], record.snapshot.state.isRunning else { return sum }
-            return sum + max(0, (record.s3?.partsInFlight ?? 0) - 1)
-        }
+    /// More request slots are free: the machine may send more parts.
+    func partSlotsFreed(_ id: TaskID, attempt number: Int) {
+        guard let record = records[id] else { return }
+        performS3(id, attempt: number, handleS3(record, .slotsFreed))
     }
 
     /// Hands an event to a task's multipart machine with its allowance:
@@ -343,29 +340,21 @@ extension UploadEngine {
     private func handleS3(_ record: TaskRecord, _ event: S3MultipartStateMachine.Event) -> S3MultipartStateMachine.Step
     {
         let id = record.snapshot.id
-        if case .start = event, !multipartTasks.contains(id) { multipartTasks.append(id) }
-        let others = index.running - 1 + extraParts(except: id) + index.queuedCount
-        record.s3!.allowance = max(1, concurrency - others)
-        return record.s3!.handle(event)
-    }
-
-    /// Offers free slots to the running multipart uploads, oldest first.
-    func widenMultipartUploads() {
-        for id in multipartTasks where index.running + extraParts() < concurrency {
-            guard let record = records[id], record.s3 != nil, record.snapshot.state.isRunning else { continue }
-            performS3(id, attempt: record.snapshot.attempts, handleS3(record, .slotsFreed))
-        }
+        if case .start = event, !tasksSharingSlots.contains(id) { tasksSharingSlots.append(id) }
+        let others = index.running - 1 + extraSlots(except: id) + index.queuedCount
+        record.s3.machine!.allowance = max(1, concurrency - others)
+        return record.s3.machine!.handle(event)
     }
 
     /// MD5s of the parts the machine will ask for next, computed ahead.
     private func prepareS3Digests(_ id: TaskID) {
-        guard let record = records[id], let machine = record.s3, let upload = machine.upload else { return }
-        let done = Set(upload.parts.map(\.number)).union(record.s3InFlight.keys)
-        for number in 1...upload.partCount where !done.contains(number) && record.s3Prepared[number] == nil {
-            guard record.s3Prepared.count < machine.concurrency,
+        guard let record = records[id], let machine = record.s3.machine, let upload = machine.upload else { return }
+        let done = Set(upload.parts.map(\.number)).union(record.s3.inFlight.keys)
+        for number in 1...upload.partCount where !done.contains(number) && record.s3.prepared[number] == nil {
+            guard record.s3.prepared.count < machine.concurrency,
                 let region = Self.partRegion(machine, upload.range(ofPart: number))
             else { break }
-            record.s3Prepared[number] = PreparedDigest(region, algorithm: .s3(upload.checksumAlgorithm))
+            record.s3.prepared[number] = PreparedDigest(region, algorithm: .s3(upload.checksumAlgorithm))
         }
     }
 
@@ -375,8 +364,8 @@ extension UploadEngine {
         recheck: Bool = false
     ) {
         guard let record = records[id] else { return }
-        record.s3InFlight = [:]
-        record.s3Prepared = [:]
-        finishResumable(id, attempt: number, result, offset: offset ?? record.s3?.offset ?? 0, recheck: recheck)
+        record.s3.inFlight = [:]
+        record.s3.prepared = [:]
+        finishResumable(id, attempt: number, result, offset: offset ?? record.s3.machine?.offset ?? 0, recheck: recheck)
     }
 }

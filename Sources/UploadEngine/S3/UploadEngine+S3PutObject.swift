@@ -12,7 +12,7 @@ extension UploadEngine {
     }
 
     func putObject(_ id: TaskID, attempt number: Int, segment: RequestBody.Segment, checksum: String) {
-        guard let record = records[id], let parent = record.attempt, let signer = record.s3Signer,
+        guard let record = records[id], let parent = record.attempt, let signer = record.s3.signer,
             case .s3(let settings) = record.sending.transfer
         else { return }
         let request = record.sending
@@ -37,7 +37,7 @@ extension UploadEngine {
         _ id: TaskID, attempt number: Int, _ algorithm: S3Checksum, _ checksum: String, outcome: HTTPTransport.Outcome
     ) {
         guard isCurrent(id, attempt: number), let record = records[id] else { return }
-        record.s3InFlight = [:]
+        record.s3.inFlight = [:]
         switch outcome.result {
         case .success(let response) where (200..<300).contains(response.status):
             if let mismatch = Self.checksumMismatch(response, algorithm, sent: checksum, part: nil) {

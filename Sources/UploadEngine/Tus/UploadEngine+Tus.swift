@@ -9,7 +9,7 @@ import NIOCore
 /// goes back to the driver, until every byte is on the server or the
 /// attempt fails. Each new offset is a checkpoint for the monitors.
 extension UploadEngine {
-    func startTus(_ id: TaskID, attempt number: Int) {
+    func startTus(_ id: TaskID, attempt number: Int, driver: TusDriver) {
         guard let record = records[id] else { return }
         let request = record.sending
         guard case .tus(let settings) = request.transfer else { return }
@@ -21,31 +21,31 @@ extension UploadEngine {
             } catch {
                 return finishTus(id, attempt: number, .failure(.input(error)))
             }
-            if record.tus == nil {
-                record.tus = TusTransferStateMachine(
+            if driver.machine == nil {
+                driver.machine = TusTransferStateMachine(
                     endpoint: request.url, path: path, settings: settings, checkpoint: record.snapshot.checkpoint)
             }
         case .stream(let source, _):
             file = nil
-            if record.tus == nil {
-                record.tus = TusTransferStateMachine(
+            if driver.machine == nil {
+                driver.machine = TusTransferStateMachine(
                     endpoint: request.url, path: "-", settings: settings, checkpoint: nil, isStream: true)
                 record.stream = StreamBuffer(source)
             }
         default:
             return finishTus(id, attempt: number, .failure(.other("a tus upload sends one file as its body")))
         }
-        record.tusInFlight = [:]
-        record.tusPrepared = [:]
-        beginResumable(record, attempt: number, totalBytes: file?.size, offset: record.tus!.offset)
-        perform(id, attempt: number, record.tus!.handle(.start(file: file)))
+        driver.inFlight = [:]
+        driver.prepared = [:]
+        beginResumable(record, attempt: number, totalBytes: file?.size, offset: driver.machine!.offset)
+        perform(id, attempt: number, driver.machine!.handle(.start(file: file)))
     }
 
     /// Sends `DELETE` for a cancelled tus upload when the server offers
     /// termination, and forgets the upload so a retry creates a new one.
-    func terminateTus(_ id: TaskID) {
-        guard let record = records[id], let exchanges = record.tus?.terminations() else { return }
-        record.tus = nil
+    func terminateTus(_ record: TaskRecord, driver: TusDriver) {
+        guard let exchanges = driver.machine?.terminations() else { return }
+        driver.machine = nil
         record.snapshot.checkpoint = nil
         let request = record.sending
         for exchange in exchanges {
@@ -59,7 +59,7 @@ extension UploadEngine {
     private func perform(
         _ id: TaskID, attempt number: Int, _ step: TusTransferStateMachine.Step, answer: TusExchange.Kind? = nil
     ) {
-        guard isCurrent(id, attempt: number), let record = records[id], let machine = record.tus else { return }
+        guard isCurrent(id, attempt: number), let record = records[id], let machine = record.tus.machine else { return }
         var changed = false
         if let note = step.note {
             record.snapshot.note = note
@@ -72,7 +72,7 @@ extension UploadEngine {
         if let checkpoint = step.checkpoint {
             record.snapshot.checkpoint = checkpoint
             if answer != .patch { record.meter.rebase(bytes: machine.offset, at: .now) }
-            updateProgress(record, sent: machine.offset + record.tusInFlight.values.reduce(0, +))
+            updateProgress(record, sent: machine.offset + record.tus.inFlight.values.reduce(0, +))
             emit(.checkpoint(record.snapshot))
         } else if machine.checkpoint == nil, record.snapshot.progress.bytesSent > 0 {
             // The server lost the upload: the bar goes back to 0.
@@ -92,7 +92,7 @@ extension UploadEngine {
     }
 
     private func send(_ send: TusTransferStateMachine.Send, id: TaskID, attempt number: Int) {
-        guard let record = records[id], let parent = record.attempt, let machine = record.tus else { return }
+        guard let record = records[id], let parent = record.attempt, let machine = record.tus.machine else { return }
         let exchange = send.exchange
         let lane = send.lane
         let request = record.sending
@@ -116,10 +116,10 @@ extension UploadEngine {
         let body = RequestBody(contentType: "application/offset+octet-stream", segments: [.file(region)])
         // A checksum goes in a header, before the body: the lane's next
         // chunks are hashed while this one is on the wire (a creation's too).
-        var ahead = record.tusPrepared.removeValue(forKey: lane) ?? []
+        var ahead = record.tus.prepared.removeValue(forKey: lane) ?? []
         let prepared = exchange.checksum.map { PreparedDigest.reuse(from: &ahead, for: region, algorithm: .tus($0)) }
         var previous = prepared
-        record.tusPrepared[lane] = machine.digestsAhead(after: chunk, lane: lane).map { next, algorithm in
+        record.tus.prepared[lane] = machine.digestsAhead(after: chunk, lane: lane).map { next, algorithm in
             let digest = PreparedDigest.reuse(
                 from: &ahead, for: fileRegion(next), algorithm: .tus(algorithm), after: previous)
             previous = digest
@@ -173,7 +173,7 @@ extension UploadEngine {
             self.queue.async {
                 guard self.isCurrent(id, attempt: number), let record = self.records[id] else { return }
                 if chunk.isLast {
-                    record.tus?.streamEnded(at: end)
+                    record.tus.machine?.streamEnded(at: end)
                     record.snapshot.progress.totalBytes = end
                 }
                 let body = RequestBody(contentType: "application/offset+octet-stream", segments: [.bytes(chunk.bytes)])
@@ -215,9 +215,9 @@ extension UploadEngine {
     }
 
     private func tusProgress(_ id: TaskID, attempt number: Int, lane: Int, bytes: Int64) {
-        guard isCurrent(id, attempt: number), let record = records[id], let machine = record.tus else { return }
-        record.tusInFlight[lane] = bytes
-        updateProgress(record, sent: machine.offset + record.tusInFlight.values.reduce(0, +))
+        guard isCurrent(id, attempt: number), let record = records[id], let machine = record.tus.machine else { return }
+        record.tus.inFlight[lane] = bytes
+        updateProgress(record, sent: machine.offset + record.tus.inFlight.values.reduce(0, +))
         emit(.progress(record.snapshot))
     }
 
@@ -225,26 +225,26 @@ extension UploadEngine {
         _ id: TaskID, attempt number: Int, lane: Int, kind: TusExchange.Kind, outcome: HTTPTransport.Outcome,
         seconds: Double
     ) {
-        guard isCurrent(id, attempt: number), let record = records[id], record.tus != nil else { return }
-        record.tusInFlight[lane] = nil
+        guard isCurrent(id, attempt: number), let record = records[id], record.tus.machine != nil else { return }
+        record.tus.inFlight[lane] = nil
         let step: TusTransferStateMachine.Step
         switch outcome.result {
         case .success(let response):
             record.lastAnswer = response
             record.lastRetryAfter = outcome.retryAfter
-            step = record.tus!.handle(
+            step = record.tus.machine!.handle(
                 .answered(lane: lane, status: response.status, headers: response.headers, seconds: seconds))
         case .failure(let failure):
-            step = record.tus!.handle(.failed(lane: lane, failure))
+            step = record.tus.machine!.handle(.failed(lane: lane, failure))
         }
         perform(id, attempt: number, step, answer: kind)
     }
 
     private func finishTus(_ id: TaskID, attempt number: Int, _ result: Result<UploadResponse?, UploadFailure>) {
         guard let record = records[id] else { return }
-        record.tusInFlight = [:]
-        record.tusPrepared = [:]
-        finishResumable(id, attempt: number, result, offset: record.tus?.offset ?? 0)
+        record.tus.inFlight = [:]
+        record.tus.prepared = [:]
+        finishResumable(id, attempt: number, result, offset: record.tus.machine?.offset ?? 0)
     }
 
     /// Begins a resumable attempt (tus or S3): one attempt of many
