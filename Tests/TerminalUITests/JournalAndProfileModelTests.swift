@@ -47,7 +47,7 @@ import UploadPlan
         var m = Self.interruptedModel()
         m.cursor[.tasks] = 1
         #expect(m.update(.key(.character("r"))) == [.retry(TaskID(2))])
-        #expect(m.update(.key(.character("c"))) == [.cancel(TaskID(2))])
+        #expect(m.update(.key(.character("c"))) == [.cancel([TaskID(2)])])
     }
 
     @Test func interruptedRowsTheirProblemAndTheQuitQuestion() {

@@ -169,6 +169,45 @@ import Testing
         }
     }
 
+    /// Cancelling several tasks, or all (quit, Ctrl-C), never starts one:
+    /// the running tasks' ends used to start queued ones of the same batch,
+    /// whose requests reached the server (issue 37 #1). What the receiver
+    /// saved is the evidence.
+    @Test(arguments: ["marked", "all"])
+    func cancellingSeveralStartsNoneOfThem(_ how: String) async throws {
+        try await Harness.run(concurrency: 2) { h in
+            // Names of different lengths: different contents (the receiver keeps one copy of a body).
+            let ids = try (0..<8).map {
+                try h.engine.add(request(h, "held" + String(repeating: "-", count: $0) + ".jpg", query: "?delay=3000"))
+            }
+            // Both slots busy: the server holds each answer for 3 s.
+            while ids.filter({ h.engine.snapshot($0)?.state.isRunning == true }).count < 2 {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            let cancelled = how == "all" ? ids : Array(ids.prefix(6))
+            if how == "all" { h.engine.cancelAll(reason: "hoist quit") } else { h.engine.cancel(cancelled) }
+            let started = cancelled.filter { (h.engine.snapshot($0)?.attempts ?? 0) > 0 }
+            #expect(started.count == 2, "only the two that were running had started")
+            // The receiver saves each body it read whole: only the two that were running.
+            try await Task.sleep(for: .milliseconds(500))
+            func saved() -> Int {
+                FileManager.default.enumerator(atPath: h.saved.path)?.allObjects.count { object in
+                    var isFolder: ObjCBool = false
+                    FileManager.default.fileExists(atPath: h.saved.path + "/\(object)", isDirectory: &isFolder)
+                    return !isFolder.boolValue
+                } ?? 0
+            }
+            if how == "all" {
+                #expect(saved() == 2)
+                #expect(ids.allSatisfy { h.engine.snapshot($0)?.state == .cancelled(reason: "hoist quit") })
+            } else {
+                // The two left unmarked take the freed slots, and only they.
+                for id in ids.suffix(2) { #expect(try await h.finish(id).state == .succeeded) }
+                #expect(saved() == 4)
+            }
+        }
+    }
+
     @Test func cancelMidUploadLeaksNoDescriptors() async throws {
         try await Harness.run(configure: { $0.readBytesPerSecond = 2_000_000 }) { h in
             let file = randomFile(h, "large.bin", size: 40_000_000, seed: 5)

@@ -9,7 +9,7 @@ extension AppModel {
         let chosen = tasks.order.filter { ids.contains($0) && tasks[$0].map { !$0.state.isFinished } == true }
         markedTasks = []
         notice = Notice(chosen.isEmpty ? "no task to cancel" : "cancelling \(Target.count(chosen.count, "task"))")
-        return chosen.map { .cancel($0) }
+        return chosen.isEmpty ? [] : [.cancel(chosen)]
     }
 
     /// Retries those of `ids` that failed or were cancelled, in list order

@@ -171,7 +171,7 @@ extension AppModel {
         case .character("c"):
             // The marked tasks (Space in the Tasks pane), else the selected one.
             if !markedTasks.isEmpty { return bulk(cancel: markedTasks) }
-            if let task = selectedTask, !task.state.isFinished { return [.cancel(task.id)] }
+            if let task = selectedTask, !task.state.isFinished { return [.cancel([task.id])] }
         case .character("r"):
             if !markedTasks.isEmpty { return bulk(retry: markedTasks) }
             if let task = selectedTask, task.state.isFinished || task.isInterrupted, task.state != .succeeded {

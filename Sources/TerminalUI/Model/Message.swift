@@ -34,7 +34,8 @@ public enum Message: Sendable {
 public enum Effect: Sendable, Hashable {
     /// `chained`: each request runs after the one before it succeeded.
     case upload([UploadRequest], chained: Bool)
-    case cancel(TaskID)
+    /// Cancel these tasks together: none starts in a slot another frees.
+    case cancel([TaskID])
     /// Stop one task, keeping what a resumable upload has on the server; `retry` goes on.
     case pauseTask(TaskID)
     case retry(TaskID)

@@ -58,10 +58,15 @@ extension UploadEngine {
     /// closed, and a tus upload is deleted on the server when it offers
     /// termination (quitting and `cancelAll` keep it, to resume later).
     public func cancel(_ id: TaskID, reason: String = "cancelled by the user") {
+        cancel([id], reason: reason)
+    }
+
+    /// Cancels several tasks at once (the UI's `C` on marked tasks): no
+    /// task starts in a slot another of them frees, so none is sent only
+    /// to be cancelled a moment later. Others queued take the freed slots.
+    public func cancel(_ ids: [TaskID], reason: String = "cancelled by the user") {
         queue.sync {
-            if cancelOnQueue(id, reason: reason), let record = records[id] {
-                record.driver?.discard(record, on: self)
-            }
+            cancelTogether(ids, reason: reason) { record in record.driver?.discard(record, on: self) }
         }
     }
 
@@ -102,10 +107,24 @@ extension UploadEngine {
         }
     }
 
+    /// Cancels every unfinished task (quit, Ctrl-C, shutdown), keeping what
+    /// resumable uploads hold on the server, to go on later.
     public func cancelAll(reason: String = "cancelled by the user") {
-        queue.sync {
-            for id in records.keys.sorted() { cancelOnQueue(id, reason: reason) }
+        queue.sync { cancelTogether(records.keys.sorted(), reason: reason) { _ in } }
+    }
+
+    /// The ones waiting first, then the running ones, with starts held
+    /// until the end: a running task's end would otherwise start a queued
+    /// one of the same batch (issue 37 #1: `C` and quit sent 8 more requests).
+    private func cancelTogether(_ ids: [TaskID], reason: String, then cleanUp: (TaskRecord) -> Void) {
+        let held = holdingStarts
+        holdingStarts = true
+        let running = ids.filter { records[$0]?.snapshot.state.isRunning == true }
+        for id in ids.filter({ records[$0]?.snapshot.state.isRunning != true }) + running {
+            if cancelOnQueue(id, reason: reason), let record = records[id] { cleanUp(record) }
         }
+        holdingStarts = held
+        pump()
     }
 
     /// Queues a failed or cancelled task again, as a new attempt.

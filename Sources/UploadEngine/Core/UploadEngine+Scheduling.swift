@@ -24,7 +24,7 @@ extension UploadEngine {
     /// Starts queued tasks while request slots are free, then lets running
     /// multipart uploads widen into the slots no queued task wants.
     func pump() {
-        guard !paused else { return }
+        guard !paused, !holdingStarts else { return }
         while index.running + extraSlots() < concurrency, let id = index.nextQueued {
             start(id)
         }

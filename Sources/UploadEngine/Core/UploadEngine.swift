@@ -35,6 +35,8 @@ public final class UploadEngine: @unchecked Sendable {
     /// Running tasks whose drivers may take more than one request slot, oldest first.
     var tasksSharingSlots: [TaskID] = []
     var paused = false
+    /// Set while a batch of tasks is cancelled: nothing starts until it is done.
+    var holdingStarts = false
     var waiters: [TaskID: [CheckedContinuation<TaskSnapshot?, Never>]] = [:]
     var idleWaiters: [CheckedContinuation<Void, Never>] = []
     /// Exchanges that clean up on the server once a task ended (a tus

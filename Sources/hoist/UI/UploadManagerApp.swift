@@ -116,7 +116,7 @@ final class UploadManagerApp: TerminalProgram {
                             "queued \(Target.count(added, "task")), \(again) already queued or running (not added again)"
                         )))
             }
-        case .cancel(let id): engine.cancel(id)
+        case .cancel(let ids): engine.cancel(ids)
         case .pauseTask(let id): engine.pause(id)
         case .retry(let id): engine.retry(id)
         case .move(let id, let move): engine.move(id, move)
