@@ -121,4 +121,26 @@ import Testing
         let none = try await hoist(["send", "http://127.0.0.1:9/", "--each", "f=@\(d)/*.none"])
         #expect(none.status == 2 && none.stderr.contains("no file matches"), "\(none.stderr)")
     }
+
+    /// A folder where a file goes is refused before anything is sent, with
+    /// the option that sends the files in it (issue 37 #9), quoted for the shell.
+    @Test func aFolderGivenAsAFileNamesTheGlobThatSendsIt() async throws {
+        let root = TemporaryDirectory()
+        let folder = root.directory("it's 身份证")
+        root.file("it's 身份证/a.jpg", text: "a")
+        let quoted = "'\(folder.replacing("'", with: "'\\''"))/**'"
+        for (arguments, hint) in [
+            (["-T", folder], "-T \(quoted)"),
+            (["-F", "card=@\(folder)/"], "--each 'card=@\(folder.replacing("'", with: "'\\''"))/**'"),
+            (["--each", "card=@\(folder)"], "--each 'card=@\(folder.replacing("'", with: "'\\''"))/**'"),
+            (["--tus", "-T", folder], "-T \(quoted)"),
+        ] {
+            let result = try await hoist(
+                ["send", "http://127.0.0.1:9/up"] + arguments + ["--no-history", "--no-journal"])
+            #expect(result.status == 2, "\(arguments): \(result.stderr)")
+            #expect(
+                result.stderr.contains("is a folder: to send the files in it and its subfolders, give \(hint)"),
+                "\(arguments): \(result.stderr)")
+        }
+    }
 }

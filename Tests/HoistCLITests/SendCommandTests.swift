@@ -282,10 +282,13 @@ import Testing
             ["send", "http://127.0.0.1:9/", "-F", "f=@/no/such/file.jpg"],
             "file not found: /no/such/file.jpg (field \"f\")"
         ),
-        (["send", "http://127.0.0.1:9/", "-F", "f=@/tmp"], "is a directory"),
+        (["send", "http://127.0.0.1:9/", "-F", "f=@/tmp"], "/tmp is a folder: to send the files in it"),
         // A file sent as the whole body has no field to name.
         (["send", "http://127.0.0.1:9/", "-T", "/no/such/file.bin"], "hoist: file not found: /no/such/file.bin\n"),
-        (["send", "--tus", "http://127.0.0.1:9/", "-T", "/tmp"], "hoist: is a directory, not a file: /tmp\n"),
+        (
+            ["send", "--tus", "http://127.0.0.1:9/", "-T", "/tmp"],
+            "hoist: /tmp is a folder: to send the files in it and its subfolders, give -T '/tmp/**'\n"
+        ),
         // A -F value that starts like ArgumentRewriter's tag for --form-string stays a -F value, as in curl.
         (
             ["send", "http://127.0.0.1:9/", "-F", "\u{1}string:a=@/no/such/file"],

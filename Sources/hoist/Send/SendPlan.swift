@@ -74,7 +74,12 @@ struct SendPlan {
 
         let folders = FolderFiles.Options(hidden: command.hidden, followSymlinks: command.followSymlinks)
         let choose = { (item: FormItem) throws -> Payload.Item in
-            try item.payloadItem(folders: folders, flat: command.flat)
+            if case .part(let part) = item, case .file(let path) = part.content,
+                let hint = Self.folderGiven(path, as: { "--each " + shellQuoted("\(part.name)=@" + $0) })
+            {
+                throw hint
+            }
+            return try item.payloadItem(folders: folders, flat: command.flat)
         }
         var payload = Payload()
         let uploads = try command.uploadFiles.map { pattern -> Payload.Item in
@@ -82,6 +87,7 @@ struct SendPlan {
             guard !matches.isEmpty else {
                 // Not a pattern, or one that matched nothing: the file checks name what is wrong.
                 guard pattern.contains(where: { "*?[".contains($0) }) else {
+                    if let hint = Self.folderGiven(pattern, as: { "-T " + shellQuoted($0) }) { throw hint }
                     return .files([FileChoice(path: pattern, field: target.fileField)])
                 }
                 throw BadInput("-T \(pattern): no file matches")
@@ -173,7 +179,10 @@ struct SendPlan {
             case .part(let part): return .part(part)
             case .each(let name, let pattern):
                 let matches = try Glob.files(matching: pattern, folders: folders)
-                guard !matches.isEmpty else { throw BadInput("--each \(name)=@\(pattern): no file matches") }
+                guard !matches.isEmpty else {
+                    throw SendPlan.folderGiven(pattern, as: { "--each " + shellQuoted("\(name)=@" + $0) })
+                        ?? BadInput("--each \(name)=@\(pattern): no file matches")
+                }
                 return .files(matches.map { $0.choice(field: name, flat: flat) })
             }
         }
@@ -214,6 +223,14 @@ struct SendPlan {
     }
 
     /// `--base64-json field=@path`.
+    /// A folder given where a file goes (issue 37 #9): the option that
+    /// sends the files in it, written by `option` from the folder's glob.
+    static func folderGiven(_ path: String, as option: (String) -> String) -> BadInput? {
+        guard FolderFiles.type(of: path, follow: true) == Int32(DT_DIR) else { return nil }
+        let glob = (path.hasSuffix("/") ? String(path.dropLast()) : path) + "/**"
+        return BadInput("\(path) is a folder: to send the files in it and its subfolders, give \(option(glob))")
+    }
+
     static func base64JSONFile(_ spec: String) throws -> FileChoice {
         guard let equals = spec.firstIndex(of: "="), spec[spec.index(after: equals)...].hasPrefix("@") else {
             throw BadInput("bad --base64-json argument \(String(reflecting: spec)): expected field=@path")

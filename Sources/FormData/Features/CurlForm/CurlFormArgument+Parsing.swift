@@ -155,6 +155,6 @@ private func curlQuoted(_ text: String) -> String {
 }
 
 /// Text quoted for a POSIX shell, for the suggestions in error messages.
-private func shellQuoted(_ text: String) -> String {
+public func shellQuoted(_ text: String) -> String {
     "'" + text.replacing("'", with: "'\\''") + "'"
 }
