@@ -618,6 +618,22 @@ import UploadPlan
         #expect(m.tasks.visible.count == 3)
     }
 
+    /// A kept filter clears with Esc in Tasks, and a state filter that lets
+    /// tasks go keeps the cursor on the list ("89/86", issue 37 #11).
+    @Test func escClearsAKeptFilterAndTheCursorStaysOnTheList() {
+        var m = Fixtures.busyModel()
+        _ = m.update(.key(.character("/")))
+        type("sending", into: &m)
+        _ = m.update(.key(.enter))
+        _ = m.update(.key(.end))  // the second of two
+        #expect(m.cursor(.tasks) == 1)
+        _ = m.update(.engine(.finished(Fixtures.task(3, "build-artifact.tar.gz", state: .succeeded))))
+        #expect(m.tasks.visible == [TaskID(2)] && m.cursor(.tasks) == 0)
+        #expect(Fixtures.render(m).contains { $0.contains("1/1") })
+        _ = m.update(.key(.escape))
+        #expect(m.tasks.filter.isEmpty && m.tasks.visible.count == 3)
+    }
+
     @Test func quitAsksWhileUploadsRun() {
         var m = Fixtures.busyModel()
         #expect(m.update(.key(.character("q"))).isEmpty)
@@ -701,5 +717,31 @@ import UploadPlan
         let (shown, cursor) = long.window(width: 8)
         #expect(TextWidth.columns(of: shown) <= 8)
         #expect(cursor <= 7)
+    }
+
+    /// `d` in Files removes the marked files when some are marked, as `c`,
+    /// `r` and `d` act on marks in Tasks (issue 37 #7); `*` marks all or none.
+    @Test func deleteInFilesTakesTheMarkedFiles() {
+        var m = Fixtures.model()
+        _ = m.update(
+            .staged(
+                ["a.jpg", "b.jpg", "c.jpg", "d.jpg"].map { StagedFile(path: "/data/" + $0, size: 10) }, problems: []))
+        m.focus = .files
+        func names() -> [String] { m.files.map(\.displayName) }
+        _ = m.update(.key(.home))
+        _ = m.update(.key(.character(" ")))  // a marked, on b
+        _ = m.update(.key(.down))  // on c
+        _ = m.update(.key(.character(" ")))  // c marked, on d
+        _ = m.update(.key(.character("d")))
+        #expect(names() == ["b.jpg", "d.jpg"], "the marked a and c go; d under the cursor stays")
+        #expect(m.notice == Notice("removed 2 marked files"))
+        _ = m.update(.key(.character("d")))  // no marks: the one under the cursor
+        #expect(names().count == 1)
+        _ = m.update(
+            .staged(["e.jpg", "f.jpg"].map { StagedFile(path: "/data/" + $0, size: 10) }, problems: []))
+        _ = m.update(.key(.character("*")))
+        #expect(m.files.allSatisfy(\.marked) && m.notice == Notice("3 files marked: u and d act on them"))
+        _ = m.update(.key(.character("*")))
+        #expect(m.files.allSatisfy { !$0.marked } && m.notice == Notice("no file marked"))
     }
 }

@@ -44,8 +44,19 @@ extension AppModel {
             return [.move(task.id, key == .character("K") ? .up : key == .character("J") ? .down : .front)]
         case (.files, .character("e")), (.files, .enter):
             if let file = files[safe: cursor(.files)] { overlay = .editor(fileForm(file)) }
+        case (.files, .character("*")):
+            let all = !files.allSatisfy(\.marked)
+            for index in files.indices { files[index].marked = all }
+            notice = Notice(all ? "\(Target.count(files.count, "file")) marked: u and d act on them" : "no file marked")
         case (.files, .character("d")), (.files, .delete):
-            if cursor(.files) < files.count { files.remove(at: cursor(.files)) }
+            // The marked files when there are marks, as c, r and d do in Tasks (issue 37 #7).
+            let marked = files.filter(\.marked).count
+            if marked > 0 {
+                files.removeAll(where: \.marked)
+                notice = Notice("removed \(Target.count(marked, "marked file"))")
+            } else if cursor(.files) < files.count {
+                files.remove(at: cursor(.files))
+            }
             clampCursor(.files)
         case (.fields, .character("e")), (.fields, .enter):
             if entries.indices.contains(cursor(.fields)) {
@@ -58,6 +69,10 @@ extension AppModel {
             if entries.indices.contains(cursor(.fields)) { entries[cursor(.fields)].isSecret.toggle() }
         case (.tasks, .enter):
             focus = .response
+        case (.tasks, .escape) where !tasks.filter.isEmpty:
+            // The filter typed and kept with Enter: Esc clears it here too.
+            tasks.setFilter("")
+            cursorAfterFiltering()
         case (.tasks, .character(" ")):
             guard let task = selectedTask else { break }
             if markedTasks.remove(task.id) == nil { markedTasks.insert(task.id) }
@@ -201,7 +216,12 @@ extension AppModel {
             filterInput = input
             tasks.setFilter(input.text)
         }
-        // The selected task keeps the cursor when the filter still shows it.
+        cursorAfterFiltering()
+        return []
+    }
+
+    /// The selected task keeps the cursor when the filter still shows it.
+    mutating func cursorAfterFiltering() {
         if let selected = responseTask, let place = tasks.visible.firstIndex(of: selected) {
             cursor[.tasks] = place
             keepCursorVisible(.tasks)
@@ -209,6 +229,5 @@ extension AppModel {
             clampCursor(.tasks)
         }
         followSelection()
-        return []
     }
 }

@@ -103,6 +103,9 @@ extension AppModel {
             if tasks.apply(snapshot), let selected = responseTask, let place = tasks.visible.firstIndex(of: selected) {
                 cursor[.tasks] = place
                 keepCursorVisible(.tasks)
+            } else if cursor(.tasks) >= tasks.visible.count, !tasks.visible.isEmpty {
+                // A filter by state let tasks go from under the cursor (it read "89/86").
+                clampCursor(.tasks)
             }
             for image in snapshot.preparedImages { preparedImages[image.source] = image }
         }

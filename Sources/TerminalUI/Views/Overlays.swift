@@ -12,9 +12,11 @@ enum HelpView {
         (
             "Staging",
             [
-                ("a", "add files (file browser)"), ("Space", "mark a file; u sends marked files only"),
+                ("a", "add files (file browser)"),
+                ("Space, * (Files)", "mark a file, mark all or none: u and d act on the marked files"),
                 ("e or Enter", "edit: field name, filename, type / field or header"),
-                ("d or Del", "delete the selected row"), ("K / J", "move the selected file up / down: the order of u"),
+                ("d or Del", "delete the marked files, or the selected row"),
+                ("K / J", "move the selected file up / down: the order of u"),
                 ("f", "add a text field"), ("H", "add a request header"), ("s", "mask or unmask a field's value"),
                 (
                     "t",
