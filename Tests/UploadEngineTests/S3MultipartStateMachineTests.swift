@@ -224,15 +224,23 @@ import Testing
         return (m, snapshot)
     }
 
-    @Test func listedPartsCountOnlyWhenTheirChecksumIsKnownSoTheCompletionIsConsistent() {
-        var (m, snapshot) = crcUpload()
-        // The cut part 3 ends the attempt; the next one asks the server.
+    /// Part 3 of `crcUpload` loses its connection, and the next attempt starts.
+    func cutPartThreeAndStartAgain(_ m: inout Machine, _ snapshot: FileSnapshot) -> (
+        cut: Machine.Step, restart: Machine.Step
+    ) {
         let cut = m.handle(
             .failed(
                 .uploadPart(uploadID: "u", number: 3, range: 16 * Self.mib..<24 * Self.mib),
                 .transport(.connectionLost("reset"))))
+        return (cut, m.handle(.start(file: snapshot)))
+    }
+
+    @Test func listedPartsCountOnlyWhenTheirChecksumIsKnownSoTheCompletionIsConsistent() {
+        var (m, snapshot) = crcUpload()
+        // The cut part 3 ends the attempt; the next one asks the server.
+        let (cut, restart) = cutPartThreeAndStartAgain(&m, snapshot)
         #expect(cut.end == .fail(.connectionLost("reset")))
-        #expect(m.handle(.start(file: snapshot)).sends == [.listParts(uploadID: "u", marker: nil)])
+        #expect(restart.sends == [.listParts(uploadID: "u", marker: nil)])
         // SeaweedFS lists no checksums. Part 1 is ours; part 2's ETag is not
         // (another write of it landed); part 3 arrived but its CRC32 is unknown.
         let listed = m.handle(
@@ -259,11 +267,7 @@ import Testing
     /// whole file and the upload waited for nothing (a hang seen in CI).
     @Test func aPartListedTwiceCountsOnceAndTheUploadCompletes() {
         var (m, snapshot) = crcUpload()
-        _ = m.handle(
-            .failed(
-                .uploadPart(uploadID: "u", number: 3, range: 16 * Self.mib..<24 * Self.mib),
-                .transport(.connectionLost("reset"))))
-        _ = m.handle(.start(file: snapshot))
+        _ = cutPartThreeAndStartAgain(&m, snapshot)
         let listed = m.handle(
             .listed(
                 uploadID: "u",

@@ -85,15 +85,14 @@ final class HTTPTransport: Sendable {
     private let destinations = NIOLockedValueBox<[DestinationKey: Destination]>([:])
     private let eventLoopGroup: any EventLoopGroup
     private let tickers = NIOLockedValueBox<[ObjectIdentifier: CollectorTicker]>([:])
-    /// See `UploadEngine.Configuration.trace`.
-    private let trace: (@Sendable (String) -> Void)?
+    private let trace: ExchangeTrace?
 
     init(
         insecure: Bool, responseBodyCap: Int, environment: [String: String], fileSending: FileSending,
         digestsSentFiles: Bool = false, trace: (@Sendable (String) -> Void)? = nil,
         eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) {
-        self.trace = trace
+        self.trace = trace.map(ExchangeTrace.init)
         self.insecure = insecure
         self.digestsSentFiles = digestsSentFiles
         self.fileSending = fileSending
@@ -202,7 +201,8 @@ final class HTTPTransport: Sendable {
         timeouts: Timeouts, attempt: Attempt, digests: Bool = false, callbacks: Callbacks
     ) {
         let started = ContinuousClock.now
-        let callbacks = traced(method: method, url: url, length: body.map { $0.contentLength }, callbacks)
+        let callbacks =
+            trace?.traced(method: method, url: url, length: body.map { $0.contentLength }, callbacks) ?? callbacks
         let destination: Destination
         do {
             destination = try self.destination(url: url, method: method)
@@ -273,28 +273,6 @@ final class HTTPTransport: Sendable {
             }
         }
         execute(streamer.makeBody(on: eventLoop))
-    }
-
-    /// `callbacks`, telling `trace` (when set) that the exchange starts and how it ended.
-    private func traced(method: String, url: String, length: Int64??, _ callbacks: Callbacks) -> Callbacks {
-        guard let trace else { return callbacks }
-        let line = method + " " + Secrets.displayURL(url)
-        let size =
-            switch length {
-            case nil: ""
-            case .some(nil): " (chunked)"
-            case .some(let bytes?): " (\(bytes) bytes)"
-            }
-        trace("> " + line + size)
-        var traced = callbacks
-        traced.completed = { outcome in
-            switch outcome.result {
-            case .success(let response): trace("< \(response.status) " + line)
-            case .failure(let failure): trace("! " + line + ": \(failure)")
-            }
-            callbacks.completed(outcome)
-        }
-        return traced
     }
 
     private static func readWholeIfSmallAndCached(_ body: RequestBody) -> ByteBuffer? {
