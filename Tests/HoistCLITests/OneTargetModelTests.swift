@@ -154,7 +154,7 @@ struct OneTargetModelTests {
         }
         let expected = fromProfile.requests
         #expect(expected.count == 1)
-        guard case .s3(let settings)? = expected.first?.transfer else {
+        guard let settings = expected.first?.transfer.s3 else {
             Issue.record("not an S3 request: \(expected)")
             return
         }

@@ -71,7 +71,7 @@ import Testing
         var ids: [TaskID] = []
         for (file, key) in [(small, "small.jpg"), (large, "large.bin")] {
             var request = try request(moto, file.path, key: key, partSize: 5 << 20)
-            if case .s3(var settings) = request.transfer {
+            if var settings = request.transfer.s3 {
                 settings.checksum = .md5
                 request.transfer = .s3(settings)
             }
@@ -105,7 +105,7 @@ import Testing
         #expect(stored.etag.hasSuffix("-5\""))
         // A checkpoint per confirmed part, each holding more.
         let offsets = events.all().compactMap { event -> Int64? in
-            guard case .checkpoint(let task) = event, case .s3(let s3)? = task.checkpoint else { return nil }
+            guard case .checkpoint(let task) = event, let s3 = task.checkpoint?.s3 else { return nil }
             return s3.offset
         }
         #expect(offsets.last == 23 << 20)
@@ -113,7 +113,7 @@ import Testing
         // Each part went with zlib's CRC32 of its bytes, kept for CompleteMultipartUpload.
         let parts =
             events.all().compactMap { event -> [S3Part]? in
-                guard case .checkpoint(let task) = event, case .s3(let s3)? = task.checkpoint else { return nil }
+                guard case .checkpoint(let task) = event, let s3 = task.checkpoint?.s3 else { return nil }
                 return s3.parts
             }.last ?? []
         let expected = try await moto.python(
@@ -179,7 +179,7 @@ import Testing
         var held: S3Checkpoint?
         for _ in 0..<600 {
             let last = first.all().compactMap { event -> S3Checkpoint? in
-                guard case .checkpoint(let task) = event, task.id == id1, case .s3(let s3)? = task.checkpoint else {
+                guard case .checkpoint(let task) = event, task.id == id1, let s3 = task.checkpoint?.s3 else {
                     return nil
                 }
                 return s3
@@ -228,7 +228,7 @@ import Testing
         let events = EventLog()
         let engine = engine(events)
         var request = try request(moto, file.path, key: "cancel.bin", partSize: 5 << 20)
-        if case .s3(var settings) = request.transfer {
+        if var settings = request.transfer.s3 {
             settings.partConcurrency = 1
             request.transfer = .s3(settings)
         }

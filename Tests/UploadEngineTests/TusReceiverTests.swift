@@ -134,7 +134,7 @@ import Testing
         try await Harness.run { harness in
             let file = randomFile(harness, 3_000_001)
             var request = request(harness, file.path, chunk: 128 << 10)
-            if case .tus(var settings) = request.transfer {
+            if var settings = request.transfer.tus {
                 settings.parallelParts = 3
                 request.transfer = .tus(settings)
             }
@@ -146,7 +146,7 @@ import Testing
             #expect(records.filter { $0.method == "POST" }.count == 4)
             let name = try #require(records.compactMap(\.savedAs).last)
             #expect(FileManager.default.contents(atPath: harness.saved.path + "/" + name) == Data(file.bytes))
-            guard case .tusParts(let saved)? = done.checkpoint else {
+            guard let saved = done.checkpoint?.tusParts else {
                 Issue.record("expected a parts checkpoint, got \(String(describing: done.checkpoint))")
                 return
             }

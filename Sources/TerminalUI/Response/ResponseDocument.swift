@@ -122,13 +122,13 @@ public struct ResponseDocument: Sendable {
             let total = task.progress.totalBytes
             let held = Format.bytes(checkpoint.offset) + (total.map { " of " + Format.bytes($0) } ?? "")
             var summary = checkpoint.summary
-            if case .s3(let upload) = checkpoint, total == nil {
+            if let upload = checkpoint.s3, total == nil {
                 summary =
                     "S3 multipart upload \(upload.uploadID), \(upload.parts.count) part\(upload.parts.count == 1 ? "" : "s") so far"
             }
             lines.append(note(ResponseText.displayable(summary)))
             lines.append(note("the server holds " + held))
-            if case .s3(let upload) = checkpoint { lines += partLines(upload, lengthKnown: total != nil) }
+            if let upload = checkpoint.s3 { lines += partLines(upload, lengthKnown: total != nil) }
         }
         if let from = task.resumedFrom { lines.append(note("resumed at " + Format.bytes(from) + ", not from 0")) }
         for image in task.preparedImages {

@@ -1,216 +1,204 @@
 import FormData
+import ImagePrep
 
-/// How a request's body goes to the server: one exchange, or a resumable
-/// protocol of several (see "Transfers" in docs/ARCHITECTURE.md).
-extension UploadRequest {
-    /// Goes on from where it stopped after an interruption, instead of
-    /// being sent again from byte 0.
-    public var isResumable: Bool {
-        transfer.isResumable
-    }
-}
+/// How a request's body goes to the server: one exchange (`single`), or a
+/// resumable kind's protocol of several, carried out by its driver (see
+/// "Transfers" in docs/ARCHITECTURE.md). The kinds are not named here: each
+/// brings its settings (`TransferSettings`) and is listed in `TransferKinds`.
+public struct Transfer: Sendable, Hashable, Codable {
+    /// The kind's settings; `nil` when one request carries the whole body.
+    public let settings: (any TransferSettings)?
 
-public enum Transfer: Sendable, Hashable, Codable {
     /// One request carries the whole body (multipart, raw, JSON...).
-    case single
-    /// A tus 1.0 resumable upload: the URL is the creation endpoint and the
-    /// body a `.rawFile`, sent in chunks from the server's offset.
-    // Indirect: a request is copied into every task's snapshot, key and
-    // event, and most requests are `.single`; inline, these settings made
-    // every copy 100 bytes larger.
-    indirect case tus(TusSettings)
-    /// An object in S3-compatible storage: the body a `.rawFile`, sent as
-    /// one `PutObject` or, from `multipartThreshold` up, a multipart upload.
-    indirect case s3(S3Settings)
+    public static let single = Transfer(settings: nil)
 
-    public var isResumable: Bool {
-        if case .single = self { return false }
-        return true
+    public init(_ settings: some TransferSettings) {
+        self.settings = settings
     }
 
-    /// Each resumable kind's driver: the one line a new kind adds here.
-    func makeDriver() -> (any TransferDriver)? {
-        switch self {
-        case .single: return nil
-        case .tus: return TusDriver()
-        case .s3: return S3Driver()
-        }
+    private init(settings: (any TransferSettings)?) {
+        self.settings = settings
     }
+
+    public var isResumable: Bool { settings != nil }
 
     /// The word profiles, the CLI and the `t` dialog use.
-    public var name: String {
-        switch self {
-        case .single: return "single"
-        case .tus: return "tus"
-        case .s3: return "s3"
-        }
-    }
-}
+    public var name: String { settings.map { type(of: $0).kind } ?? "single" }
 
-/// How large each tus `PATCH` is.
-public enum TusChunkSize: Sendable, Hashable, Codable {
-    /// Starts at `first`; then each `PATCH`'s rate sizes a later chunk to
-    /// about a second of transfer (at most twice the chunk before it),
-    /// between `first` and `largest`. A fast link needs few round trips, and
-    /// a slow one never risks more than a few seconds of work on one request.
-    case automatic
-    /// Always this many bytes (a 413 still halves it).
-    case fixed(Int64)
-
-    /// 8 MiB: under the 10 MB many proxies cap a request at.
-    public static let first: Int64 = 8 << 20
-    /// 64 MiB: under the 100 MB that CDN proxies such as Cloudflare's allow
-    /// one request.
-    public static let largest: Int64 = 64 << 20
-    /// The transfer time an automatic chunk aims at.
-    public static let aim: Double = 1
-
-    /// The automatic size after a `PATCH` that moved `bytes` in `seconds`: a
-    /// power-of-two multiple of `first`, at most `largest` and `ceiling`.
-    public static func automatic(afterSending bytes: Int64, in seconds: Double, ceiling: Int64 = .max) -> Int64 {
-        let affordable = Double(bytes) / max(seconds, 0.000_001) * aim
-        var size = first
-        while size * 2 <= largest, Double(size * 2) <= affordable { size *= 2 }
-        return min(size, ceiling)
+    /// The settings, when they are of kind `type`.
+    public func settings<Settings: TransferSettings>(as type: Settings.Type) -> Settings? {
+        settings as? Settings
     }
 
-    /// The size of the first chunk.
-    public var initial: Int64 {
-        switch self {
-        case .automatic: return Self.first
-        case .fixed(let bytes): return bytes
-        }
+    /// The task's driver; `nil` for a single request.
+    func makeDriver() -> (any TransferDriver)? {
+        (settings as? any TransferKind)?.makeDriver()
     }
 
-    // "auto", or a number of bytes (as journals before `automatic` wrote it).
+    public static func == (a: Transfer, b: Transfer) -> Bool {
+        guard let left = a.settings, let right = b.settings else { return a.settings == nil && b.settings == nil }
+        return left.isEqual(to: right)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(name)
+        settings?.hash(into: &hasher)
+    }
+
+    // As Swift wrote the enum this was, `{"single":{}}` or `{"tus":{"_0":…}}`,
+    // so that journals of earlier versions read back.
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if let bytes = try? container.decode(Int64.self) {
-            self = .fixed(bytes)
-        } else if try container.decode(String.self) == "auto" {
-            self = .automatic
-        } else {
-            throw DecodingError.dataCorruptedError(in: container, debugDescription: "a chunk size is bytes or \"auto\"")
+        let container = try decoder.container(keyedBy: NameKey.self)
+        let key = try NameKey.only(in: container, what: "a transfer")
+        if key.stringValue == "single" {
+            self = .single
+            return
         }
+        guard let kind = TransferKinds.kind(named: key.stringValue) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: key, in: container, debugDescription: "\(key.stringValue) is no transfer kind this hoist knows")
+        }
+        self.init(try Self.decode(kind, from: container.nestedContainer(keyedBy: NameKey.self, forKey: key)))
+    }
+
+    private static func decode<Settings: TransferSettings>(
+        _ type: Settings.Type, from container: KeyedDecodingContainer<NameKey>
+    ) throws -> Settings {
+        try container.decode(Settings.self, forKey: .value)
     }
 
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        switch self {
-        case .automatic: try container.encode("auto")
-        case .fixed(let bytes): try container.encode(bytes)
-        }
+        var container = encoder.container(keyedBy: NameKey.self)
+        var nested = container.nestedContainer(keyedBy: NameKey.self, forKey: NameKey(name))
+        try settings?.encode(into: &nested)
     }
 }
 
-/// The client's tus choices.
-public struct TusSettings: Sendable, Hashable, Codable {
-    /// Bytes per PATCH; a 413 halves it for the rest of the upload.
-    public var chunkSize: TusChunkSize
-    /// Partial uploads sent at once, joined with the concatenation extension.
-    public var parallelParts: Int
-    /// Extra `Upload-Metadata` pairs (from `-F name=value`), after `filename` and `filetype`.
-    public var metadata: [HeaderField]
-    /// Send `Upload-Checksum` when the server offers the checksum extension.
-    public var checksum: Bool
+extension UploadRequest {
+    /// Goes on from where it stopped after an interruption, instead of
+    /// being sent again from byte 0.
+    public var isResumable: Bool { transfer.isResumable }
+}
 
-    public init(
-        chunkSize: TusChunkSize = .automatic, parallelParts: Int = 1, metadata: [HeaderField] = [],
-        checksum: Bool = true
-    ) {
-        self.chunkSize = chunkSize
-        self.parallelParts = parallelParts
-        self.metadata = metadata
-        self.checksum = checksum
+/// A resumable kind's settings, which a request carries and a journal keeps.
+public protocol TransferSettings: Sendable, Hashable, Codable {
+    /// Its name in profiles, the CLI, the dialog and journals: "tus", "s3".
+    static var kind: String { get }
+    /// The file's name as the server is told it, where the kind tells it.
+    var filename: String? { get }
+    /// A prepared image goes instead of the file: tell the server its name
+    /// and type, and move `url` if the kind names the object in it.
+    mutating func carry(_ image: PreparedImage, url: inout String)
+}
+
+extension TransferSettings {
+    public var filename: String? { nil }
+    public mutating func carry(_ image: PreparedImage, url: inout String) {}
+
+    fileprivate func isEqual(to other: any TransferSettings) -> Bool {
+        (other as? Self) == self
     }
 }
 
 /// The smallest durable fact that lets a resumable transfer go on after any
 /// fault, even in another process: the engine reports each new one to its
 /// monitors (`UploadEvent.checkpoint`), the journal keeps it, and
-/// `UploadEngine.restore` takes it back.
-public enum TransferCheckpoint: Sendable, Hashable, Codable {
-    case tus(TusCheckpoint)
-    /// One file sent as partial tus uploads, joined by concatenation.
-    case tusParts(TusPartsCheckpoint)
-    case s3(S3Checkpoint)
+/// `UploadEngine.restore` takes it back. Its state is the kind's own.
+public struct TransferCheckpoint: Sendable, Hashable, Codable {
+    public let state: any CheckpointState
+
+    public init(_ state: some CheckpointState) {
+        self.state = state
+    }
+
+    /// The state, when it is of type `type`.
+    public func state<State: CheckpointState>(as type: State.Type) -> State? {
+        state as? State
+    }
 
     /// Bytes the server is known to hold.
-    public var offset: Int64 {
-        switch self {
-        case .tus(let tus): return tus.offset
-        case .tusParts(let parts): return parts.parts.reduce(0) { $0 + ($1?.offset ?? 0) }
-        case .s3(let s3): return s3.offset
-        }
-    }
-
+    public var offset: Int64 { state.offset }
     /// The bytes the transfer carries in all, when known.
-    public var length: Int64? {
-        switch self {
-        case .tus(let tus): return tus.knownLength
-        case .tusParts(let parts): return parts.ranges.last?.upperBound
-        case .s3(let s3): return s3.length
-        }
-    }
-
-    /// Where the upload lives on the server: the final upload's URL once
-    /// the parts are joined, before that the first part's.
-    public var uploadURL: String {
-        switch self {
-        case .tus(let tus): return tus.uploadURL
-        case .tusParts(let parts): return parts.finalURL ?? parts.parts.lazy.compactMap { $0?.uploadURL }.first ?? ""
-        case .s3(let s3): return s3.uploadID
-        }
-    }
-
+    public var length: Int64? { state.knownLength }
+    /// Where the upload lives on the server (a URL, an upload ID).
+    public var uploadURL: String { state.uploadURL }
     /// `tus upload URL`, or `S3 multipart upload ID, 3 of 5 parts`, as the
-    /// result line and the Response pane show it (the URL's secrets masked).
-    public var summary: String {
-        switch self {
-        case .tus, .tusParts: return "tus upload " + Secrets.displayURL(uploadURL)
-        case .s3(let s3): return "S3 multipart upload \(s3.uploadID), \(s3.parts.count) of \(s3.partCount) parts"
+    /// result line and the Response pane show it (secrets masked).
+    public var summary: String { state.summary }
+
+    public static func == (a: TransferCheckpoint, b: TransferCheckpoint) -> Bool {
+        a.state.isEqual(to: b.state)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(type(of: state).name)
+        state.hash(into: &hasher)
+    }
+
+    // `{"tus":{"_0":…}}`, as Swift wrote the enum this was.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: NameKey.self)
+        let key = try NameKey.only(in: container, what: "a checkpoint")
+        guard let type = TransferKinds.checkpoint(named: key.stringValue) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: key, in: container, debugDescription: "\(key.stringValue) is no checkpoint this hoist knows")
         }
+        self.init(try Self.decode(type, from: container.nestedContainer(keyedBy: NameKey.self, forKey: key)))
+    }
+
+    private static func decode<State: CheckpointState>(
+        _ type: State.Type, from container: KeyedDecodingContainer<NameKey>
+    ) throws -> State {
+        try container.decode(State.self, forKey: .value)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: NameKey.self)
+        var nested = container.nestedContainer(keyedBy: NameKey.self, forKey: NameKey(type(of: state).name))
+        try state.encode(into: &nested)
     }
 }
 
-/// Partial uploads of one file: which bytes each carries, how far each got,
-/// and the final upload once the server joined them.
-public struct TusPartsCheckpoint: Sendable, Hashable, Codable {
-    public var ranges: [Range<Int64>]
-    /// `nil` for a part not created yet.
-    public var parts: [TusCheckpoint?]
-    public var finalURL: String?
+/// What a kind's driver keeps of one upload to go on with it later.
+public protocol CheckpointState: Sendable, Hashable, Codable {
+    /// Its name in journals: "tus", "tusParts", "s3".
+    static var name: String { get }
+    /// Bytes the server is known to hold.
+    var offset: Int64 { get }
+    /// The bytes the transfer carries in all, when known.
+    var knownLength: Int64? { get }
+    var uploadURL: String { get }
+    var summary: String { get }
+}
 
-    public init(ranges: [Range<Int64>], parts: [TusCheckpoint?], finalURL: String? = nil) {
-        self.ranges = ranges
-        self.parts = parts
-        self.finalURL = finalURL
+extension CheckpointState {
+    fileprivate func isEqual(to other: any CheckpointState) -> Bool {
+        (other as? Self) == self
     }
 }
 
-/// A tus upload the server created.
-public struct TusCheckpoint: Sendable, Hashable, Codable {
-    /// Absolute (a relative `Location` is resolved against the creation URL).
-    public var uploadURL: String
-    /// The server's offset, as it last confirmed it.
-    public var offset: Int64
-    /// `Upload-Length`; `deferredLength` while a stream has not ended.
-    public var length: Int64
-    /// The file when the upload was created: bytes from a file that differs
-    /// are never appended to it. `nil` for standard input.
-    public var file: FileSnapshot?
+extension Encodable {
+    fileprivate func encode(into container: inout KeyedEncodingContainer<NameKey>) throws {
+        try container.encode(self, forKey: .value)
+    }
+}
 
-    public static let deferredLength: Int64 = -1
+/// A key that is a kind's or a checkpoint's name, and `_0` for its value.
+private struct NameKey: CodingKey {
+    var stringValue: String
+    var intValue: Int? { nil }
 
-    /// `length`, unless it is still deferred.
-    public var knownLength: Int64? { length == Self.deferredLength ? nil : length }
+    init(_ name: String) { stringValue = name }
+    init?(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
 
-    public var isComplete: Bool { knownLength.map { offset >= $0 } ?? false }
+    static let value = NameKey("_0")
 
-    public init(uploadURL: String, offset: Int64, length: Int64, file: FileSnapshot?) {
-        self.uploadURL = uploadURL
-        self.offset = offset
-        self.length = length
-        self.file = file
+    static func only(in container: KeyedDecodingContainer<NameKey>, what: String) throws -> NameKey {
+        guard container.allKeys.count == 1, let key = container.allKeys.first else {
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: container.codingPath, debugDescription: "\(what) has one key, its kind's name"))
+        }
+        return key
     }
 }

@@ -43,7 +43,7 @@ extension UploadRequest {
                 }
                 request.body = .multipart(form)
             case .rawFile(let path, let type):
-                if let image = try prepare(path, filename: transfer.filename ?? baseName(of: path), type: type) {
+                if let image = try prepare(path, filename: transfer.settings?.filename ?? baseName(of: path), type: type) {
                     request.body = .rawFile(path: image.path, contentType: image.contentType)
                     request.carry(image)
                 }
@@ -65,39 +65,11 @@ extension UploadRequest {
         return (request, images)
     }
 
-    /// A resumable transfer names the file: tus in its metadata, S3 in a
-    /// key made of a prefix and the file's name. Both take the prepared name and type.
+    /// A resumable transfer names the file (tus in its metadata, S3 in the
+    /// object's key): it takes the prepared name and type.
     private mutating func carry(_ image: PreparedImage) {
-        switch transfer {
-        case .single:
-            break
-        case .tus(var settings):
-            for index in settings.metadata.indices {
-                switch settings.metadata[index].name {
-                case "filename": settings.metadata[index].value = image.filename
-                case "filetype": settings.metadata[index].value = image.contentType
-                default: break
-                }
-            }
-            transfer = .tus(settings)
-        case .s3(var settings):
-            guard settings.keyIsFileName == true else { return }
-            let key = settings.location.key
-            let prefix = key[..<(key.lastIndex(of: "/").map { key.index(after: $0) } ?? key.startIndex)]
-            settings.location.key = prefix + image.filename
-            guard let line = try? settings.endpoint.line("PUT", settings.location) else { return }
-            url = line.url
-            transfer = .s3(settings)
-        }
-    }
-}
-
-extension Transfer {
-    /// The file's name as the server is told it, where the transfer says it.
-    fileprivate var filename: String? {
-        switch self {
-        case .tus(let settings): return settings.metadata.first { $0.name == "filename" }?.value
-        case .single, .s3: return nil
-        }
+        guard var settings = transfer.settings else { return }
+        settings.carry(image, url: &url)
+        transfer = Transfer(settings)
     }
 }

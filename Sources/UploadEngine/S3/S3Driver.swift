@@ -1,3 +1,5 @@
+import ImagePrep
+
 /// An S3 task's driver (`TransferDriver`): the multipart state machine,
 /// which knows the UploadId and the parts the server confirmed (none for a
 /// `PutObject`), the keys it signs with and the parts under way. The
@@ -33,7 +35,7 @@ final class S3Driver: TransferDriver {
     }
 
     func abandon(_ checkpoint: TransferCheckpoint) {
-        if case .s3(let upload) = checkpoint { abandoned = upload }
+        if let upload = checkpoint.s3 { abandoned = upload }
     }
 
     func slotsFreed(_ id: TaskID, attempt number: Int, on engine: UploadEngine) {
@@ -45,4 +47,44 @@ final class S3Driver: TransferDriver {
 extension TaskRecord {
     /// An S3 task's driver, which `UploadEngine.startTransfer` made.
     var s3: S3Driver { driver as! S3Driver }
+}
+
+extension S3Settings: TransferKind {
+    public static let kind = "s3"
+    static let checkpoints: [any CheckpointState.Type] = [S3Checkpoint.self]
+
+    func makeDriver() -> any TransferDriver { S3Driver() }
+
+    /// A key made of a prefix and the file's name takes the prepared
+    /// image's name, and the URL follows it.
+    public mutating func carry(_ image: PreparedImage, url: inout String) {
+        guard keyIsFileName == true else { return }
+        var moved = location
+        let prefix = moved.key[..<(moved.key.lastIndex(of: "/").map { moved.key.index(after: $0) } ?? moved.key.startIndex)]
+        moved.key = prefix + image.filename
+        guard let line = try? endpoint.line("PUT", moved) else { return }
+        location = moved
+        url = line.url
+    }
+}
+
+extension S3Checkpoint: CheckpointState {
+    public static let name = "s3"
+    public var knownLength: Int64? { length }
+    public var uploadURL: String { uploadID }
+    public var summary: String { "S3 multipart upload \(uploadID), \(parts.count) of \(partCount) parts" }
+}
+
+extension Transfer {
+    /// An object in S3-compatible storage: the body a `.rawFile`, sent as
+    /// one `PutObject` or, from `multipartThreshold` up, a multipart upload.
+    public static func s3(_ settings: S3Settings) -> Transfer { Transfer(settings) }
+
+    public var s3: S3Settings? { settings(as: S3Settings.self) }
+}
+
+extension TransferCheckpoint {
+    public static func s3(_ upload: S3Checkpoint) -> TransferCheckpoint { TransferCheckpoint(upload) }
+
+    public var s3: S3Checkpoint? { state(as: S3Checkpoint.self) }
 }

@@ -153,6 +153,8 @@ public enum S3Checksum: String, Sendable, Hashable, Codable, CaseIterable {
     /// `Content-MD5`, which every S3-compatible server checks; the ETag a
     /// server returns is then compared with it too.
     case md5
+
+    var digest: DigestAlgorithm { self == .md5 ? .md5 : .crc32 }
 }
 
 /// The client's S3 choices for one object.

@@ -21,7 +21,7 @@ extension UploadEngine {
     func startS3(_ id: TaskID, attempt number: Int, driver: S3Driver) {
         guard let record = records[id] else { return }
         let request = record.sending
-        guard case .s3(let settings) = request.transfer else { return }
+        guard let settings = request.transfer.s3 else { return }
         let credentials: AWSCredentials
         do {
             credentials = try AWSCredentialChain(environment: environment)
@@ -49,8 +49,7 @@ extension UploadEngine {
         }
         driver.inFlight = [:]
         driver.prepared = [:]
-        var saved: S3Checkpoint?
-        if case .s3(let checkpoint)? = record.snapshot.checkpoint { saved = checkpoint }
+        let saved = record.snapshot.checkpoint?.s3
         if driver.machine == nil, saved == nil, file.size < settings.multipartThreshold {
             beginResumable(record, attempt: number, totalBytes: file.size, offset: 0)
             return putObject(
@@ -112,7 +111,7 @@ extension UploadEngine {
             } catch {
                 return self.queue.async { self.finishS3(id, attempt: number, .failure(error)) }
             }
-            let checksum = StreamingDigest.base64(of: chunk.bytes, .s3(algorithm))
+            let checksum = StreamingDigest.base64(of: chunk.bytes, algorithm.digest)
             self.queue.async {
                 guard self.isCurrent(id, attempt: number) else { return }
                 body(chunk, checksum)
@@ -131,7 +130,7 @@ extension UploadEngine {
 
     /// Sends an `AbortMultipartUpload`, answered or not.
     private func abort(_ exchange: S3MultipartStateMachine.Exchange, of record: TaskRecord) {
-        guard case .s3(let settings) = record.sending.transfer, let signer = record.s3.signer,
+        guard let settings = record.sending.transfer.s3, let signer = record.s3.signer,
             let (line, headers, body) = try? s3Request(exchange, settings: settings, request: record.sending)
         else { return }
         _ = sendSigned(
@@ -196,9 +195,7 @@ extension UploadEngine {
         record.snapshot.note = step.note ?? record.snapshot.note
         record.snapshot.resumedFrom = machine.resumedFrom
         if let checkpoint = step.checkpoint {
-            record.snapshot.checkpoint = .s3(checkpoint)
-            updateProgress(record, sent: Self.s3Sent(record))
-            emit(.checkpoint(record.snapshot))
+            saveCheckpoint(.s3(checkpoint), of: record, sent: Self.s3Sent(record))
         } else if changed {
             emit(.stateChanged(record.snapshot))
         }
@@ -213,7 +210,7 @@ extension UploadEngine {
 
     private func sendS3(_ exchange: S3MultipartStateMachine.Exchange, id: TaskID, attempt number: Int) {
         guard let record = records[id], let parent = record.attempt, let signer = record.s3.signer,
-            case .s3(let settings) = record.sending.transfer, let machine = record.s3.machine
+            let settings = record.sending.transfer.s3, let machine = record.s3.machine
         else { return }
         let request = record.sending
         let line: S3RequestLine
@@ -263,7 +260,7 @@ extension UploadEngine {
             return finishS3(id, attempt: number, .failure(.other("s3: a part to send with no file snapshot")))
         }
         let digest = PreparedDigest.reuse(
-            record.s3.prepared.removeValue(forKey: part), for: region, algorithm: .s3(algorithm))
+            record.s3.prepared.removeValue(forKey: part), for: region, algorithm: algorithm.digest)
         withChecksum(digest, id, attempt: number) { checksum in send(.file(region), checksum) }
     }
 
@@ -354,7 +351,7 @@ extension UploadEngine {
             guard record.s3.prepared.count < machine.concurrency,
                 let region = Self.partRegion(machine, upload.range(ofPart: number))
             else { break }
-            record.s3.prepared[number] = PreparedDigest(region, algorithm: .s3(upload.checksumAlgorithm))
+            record.s3.prepared[number] = PreparedDigest(region, algorithm: upload.checksumAlgorithm.digest)
         }
     }
 

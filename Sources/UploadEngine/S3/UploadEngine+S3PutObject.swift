@@ -4,8 +4,8 @@ import FormData
 /// within one part): one `PutObject`, with its checksum computed ahead.
 extension UploadEngine {
     func putObject(_ id: TaskID, attempt number: Int, region: FileRegion) {
-        guard case .s3(let settings) = records[id]?.sending.transfer else { return }
-        let digest = PreparedDigest(region, algorithm: .s3(settings.checksumAlgorithm))
+        guard let settings = records[id]?.sending.transfer.s3 else { return }
+        let digest = PreparedDigest(region, algorithm: settings.checksumAlgorithm.digest)
         withChecksum(digest, id, attempt: number) { checksum in
             self.putObject(id, attempt: number, segment: .file(region), checksum: checksum)
         }
@@ -13,7 +13,7 @@ extension UploadEngine {
 
     func putObject(_ id: TaskID, attempt number: Int, segment: RequestBody.Segment, checksum: String) {
         guard let record = records[id], let parent = record.attempt, let signer = record.s3.signer,
-            case .s3(let settings) = record.sending.transfer
+            let settings = record.sending.transfer.s3
         else { return }
         let request = record.sending
         let line: S3RequestLine

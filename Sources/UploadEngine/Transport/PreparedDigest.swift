@@ -92,10 +92,10 @@ final class PreparedDigest: Sendable {
     }
 }
 
-/// What a digest is for: a tus chunk's `Upload-Checksum`, or an S3 part's checksum.
+/// A digest a driver sends with a chunk (tus `Upload-Checksum`, an S3
+/// part's checksum); each kind names its own choices in these.
 enum DigestAlgorithm: Sendable, Hashable {
-    case tus(TusChecksumAlgorithm)
-    case s3(S3Checksum)
+    case md5, sha1, sha256, sha384, sha512, crc32
 }
 
 /// A digest fed as the bytes come.
@@ -105,13 +105,13 @@ struct StreamingDigest {
 
     init(_ algorithm: DigestAlgorithm) {
         switch algorithm {
-        case .tus(.md5), .s3(.md5): hash = Insecure.MD5()
-        case .tus(.sha1): hash = Insecure.SHA1()
-        case .tus(.sha256): hash = SHA256()
-        case .tus(.sha384): hash = SHA384()
-        case .tus(.sha512): hash = SHA512()
+        case .md5: hash = Insecure.MD5()
+        case .sha1: hash = Insecure.SHA1()
+        case .sha256: hash = SHA256()
+        case .sha384: hash = SHA384()
+        case .sha512: hash = SHA512()
         // zlib's CRC32 runs at about 3 GB/s here, MD5 at 0.6.
-        case .s3(.crc32): hash = nil
+        case .crc32: hash = nil
         }
     }
 

@@ -47,6 +47,16 @@ enum TusChecksumAlgorithm: String, Sendable, Hashable, CaseIterable, Comparable 
         allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
     }
 
+    var digest: DigestAlgorithm {
+        switch self {
+        case .md5: return .md5
+        case .sha1: return .sha1
+        case .sha256: return .sha256
+        case .sha384: return .sha384
+        case .sha512: return .sha512
+        }
+    }
+
     /// sha1 when the server offers it or nothing readable (it is the
     /// extension's mandatory algorithm, and the fastest strong enough to
     /// catch corruption in transit), else the strongest one offered.

@@ -61,16 +61,15 @@ struct TusTransferStateMachine: Sendable {
                 endpoint: endpoint, path: path, metadata: metadata, settings: settings, checkpoint: nil, isStream: true)
             return
         }
-        switch checkpoint {
-        case .tus(let saved)?:
+        if let saved = checkpoint?.tus {
             single = machine(checkpoint: saved)
-        case .tusParts(let saved)?:
+        } else if let saved = checkpoint?.tusParts {
             ranges = saved.ranges
             finalURL = saved.finalURL
             parts = zip(saved.ranges, saved.parts).map { machine(checkpoint: $1, part: $0) }
-        case nil, .s3?:
-            // An S3 checkpoint is no tus upload's: this one starts anew.
-            if settings.parallelParts <= 1 { single = machine(checkpoint: nil) }
+        } else if settings.parallelParts <= 1 {
+            // Another kind's checkpoint is no tus upload's: this one starts anew.
+            single = machine(checkpoint: nil)
         }
     }
 

@@ -12,7 +12,7 @@ extension UploadEngine {
     func startTus(_ id: TaskID, attempt number: Int, driver: TusDriver) {
         guard let record = records[id] else { return }
         let request = record.sending
-        guard case .tus(let settings) = request.transfer else { return }
+        guard let settings = request.transfer.tus else { return }
         let file: FileSnapshot?
         switch request.body {
         case .rawFile(let path, _):
@@ -70,10 +70,8 @@ extension UploadEngine {
             changed = true
         }
         if let checkpoint = step.checkpoint {
-            record.snapshot.checkpoint = checkpoint
             if answer != .patch { record.meter.rebase(bytes: machine.offset, at: .now) }
-            updateProgress(record, sent: machine.offset + record.tus.inFlight.values.reduce(0, +))
-            emit(.checkpoint(record.snapshot))
+            saveCheckpoint(checkpoint, of: record, sent: machine.offset + record.tus.inFlight.values.reduce(0, +))
         } else if machine.checkpoint == nil, record.snapshot.progress.bytesSent > 0 {
             // The server lost the upload: the bar goes back to 0.
             record.snapshot.checkpoint = nil
@@ -117,11 +115,11 @@ extension UploadEngine {
         // A checksum goes in a header, before the body: the lane's next
         // chunks are hashed while this one is on the wire (a creation's too).
         var ahead = record.tus.prepared.removeValue(forKey: lane) ?? []
-        let prepared = exchange.checksum.map { PreparedDigest.reuse(from: &ahead, for: region, algorithm: .tus($0)) }
+        let prepared = exchange.checksum.map { PreparedDigest.reuse(from: &ahead, for: region, algorithm: $0.digest) }
         var previous = prepared
         record.tus.prepared[lane] = machine.digestsAhead(after: chunk, lane: lane).map { next, algorithm in
             let digest = PreparedDigest.reuse(
-                from: &ahead, for: fileRegion(next), algorithm: .tus(algorithm), after: previous)
+                from: &ahead, for: fileRegion(next), algorithm: algorithm.digest, after: previous)
             previous = digest
             return digest
         }
@@ -166,7 +164,7 @@ extension UploadEngine {
             var extra: [HeaderField] = []
             if chunk.isLast { extra.append(HeaderField("Upload-Length", String(end))) }
             if let algorithm = exchange.checksum {
-                let digest = StreamingDigest.base64(of: chunk.bytes, .tus(algorithm))
+                let digest = StreamingDigest.base64(of: chunk.bytes, algorithm.digest)
                 extra.append(HeaderField("Upload-Checksum", algorithm.rawValue + " " + digest))
             }
             let sent = headers + extra
@@ -245,52 +243,5 @@ extension UploadEngine {
         record.tus.inFlight = [:]
         record.tus.prepared = [:]
         finishResumable(id, attempt: number, result, offset: record.tus.machine?.offset ?? 0)
-    }
-
-    /// Begins a resumable attempt (tus or S3): one attempt of many
-    /// exchanges (cancelling it cancels each), and a bar that starts where
-    /// the server was last known to be, not at 0.
-    func beginResumable(_ record: TaskRecord, attempt number: Int, totalBytes: Int64?, offset: Int64) {
-        record.attempt = HTTPTransport.Attempt()
-        record.lastAnswer = nil
-        record.attemptStartOffset = offset
-        record.snapshot.note = nil
-        record.snapshot.progress.totalBytes = totalBytes
-        record.snapshot.progress.bytesSent = offset
-        record.meter.rebase(bytes: offset, at: .now)
-        record.attemptMachine = UploadAttemptStateMachine(
-            number: number, totalBytes: totalBytes, request: record.sending)
-    }
-
-    /// Ends a resumable attempt (tus or S3) as the task's state machine sees
-    /// attempts: a retry goes on from the checkpoint. An attempt that moved
-    /// the offset counts as the first of its run, so a long upload on a
-    /// flaky link is not given up after `retries` faults spread over hours.
-    /// `recheck`: the failure left the server's state in doubt, so it is
-    /// retried (within the budget) whatever its kind, and the next attempt asks first.
-    func finishResumable(
-        _ id: TaskID, attempt number: Int, _ result: Result<UploadResponse?, UploadFailure>, offset: Int64,
-        recheck: Bool = false
-    ) {
-        guard let record = records[id] else { return }
-        // A failed exchange ends the attempt: the others stop too.
-        if case .failure = result { record.attempt?.cancel() }
-        record.attempt = nil
-        if offset > record.attemptStartOffset { record.stalledAttempts = 0 }
-        record.attemptMachine = UploadAttemptStateMachine(
-            number: record.stalledAttempts + 1, totalBytes: record.snapshot.progress.totalBytes,
-            request: record.sending)
-        let final: Result<UploadResponse, UploadFailure>
-        switch result {
-        case .success(let response?): final = .success(response)
-        case .success(nil): final = .failure(.protocolError("the upload ended with no answer"))
-        case .failure(let failure): final = .failure(failure)
-        }
-        if case .failure = final { record.stalledAttempts += 1 }
-        completed(
-            id, attempt: number,
-            outcome: HTTPTransport.Outcome(
-                result: final, bytesSent: offset, answeredEarly: false, requestFullySent: true,
-                retryAfter: record.lastRetryAfter, inDoubt: recheck))
     }
 }
