@@ -52,19 +52,14 @@ public final class UploadEngine: @unchecked Sendable {
     var preparingImages: Set<TaskID> = []
     /// Set once a task asks for images to be prepared: only then does `pump` look ahead.
     var preparesImages = false
-    /// The S3 server's clock minus this machine's, learnt from a
-    /// `RequestTimeTooSkewed` answer; S3 requests are signed by it.
-    var s3ClockOffset: TimeInterval = 0
-    /// `HOIST_S3_CLOCK_OFFSET=SECONDS`: signs S3 requests as if this
-    /// machine's clock were that far off (how a skewed clock is tested).
-    let s3ClockOverride: TimeInterval
+    /// What each kind's tasks share, by kind (`shared`).
+    var kindStates: [String: AnyObject] = [:]
 
     public init(configuration: Configuration = Configuration(), monitors: [any UploadEventMonitor] = []) {
         self.concurrency = max(1, configuration.concurrency)
         self.keepsFinishedTasks = configuration.keepsFinishedTasks
         self.monitors = monitors
         self.environment = configuration.environment
-        self.s3ClockOverride = configuration.environment["HOIST_S3_CLOCK_OFFSET"].flatMap(TimeInterval.init) ?? 0
         self.transport = HTTPTransport(
             insecure: configuration.insecure,
             responseBodyCap: configuration.responseBodyCap,

@@ -9,7 +9,7 @@ final class S3Driver: TransferDriver {
     /// A multipart upload of an earlier run's prepared image, aborted when an attempt has keys.
     var abandoned: S3Checkpoint?
     /// The keys found when the attempt began (never stored in the request).
-    var signer: SigV4?
+    var signer: S3Signer?
     /// Bytes written by each part under way, by part number.
     var inFlight: [Int: Int64] = [:]
     /// Checksums of the parts to send next, computed ahead.

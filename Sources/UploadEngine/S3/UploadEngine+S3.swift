@@ -30,7 +30,7 @@ extension UploadEngine {
             return finishS3(id, attempt: number, .failure(.protocolError(error.message)))
         }
         if case .stream(let source, _) = request.body {
-            driver.signer = SigV4(credentials: credentials, region: settings.endpoint.region)
+            driver.signer = s3Signer(SigV4(credentials: credentials, region: settings.endpoint.region))
             return startS3Stream(id, attempt: number, settings: settings, source: source)
         }
         guard case .rawFile(let path, _) = request.body else {
@@ -42,7 +42,7 @@ extension UploadEngine {
         } catch {
             return finishS3(id, attempt: number, .failure(.input(error)))
         }
-        driver.signer = SigV4(credentials: credentials, region: settings.endpoint.region)
+        driver.signer = s3Signer(SigV4(credentials: credentials, region: settings.endpoint.region))
         if let abandoned = driver.abandoned {
             driver.abandoned = nil
             abort(.abort(uploadID: abandoned.uploadID), of: record)
@@ -135,39 +135,6 @@ extension UploadEngine {
         else { return }
         _ = sendSigned(
             line, headers: headers, body: body, request: record.sending, signer: signer, callbacks: cleanupCallbacks())
-    }
-
-    /// One exchange, signed now (a retry's date is its own) by the server's
-    /// clock as far as it is known. A `RequestTimeTooSkewed` answer teaches
-    /// the engine the server's clock, and the exchange goes once more,
-    /// signed by it (as the AWS SDKs correct a skewed clock).
-    func sendSigned(
-        _ line: S3RequestLine, headers: [HeaderField], body: RequestBody?, request: UploadRequest, signer: SigV4,
-        callbacks: HTTPTransport.Callbacks, corrected: Bool = false
-    ) -> HTTPTransport.Attempt {
-        let offset = s3ClockOffset
-        let signedAt = Date().addingTimeInterval(offset + s3ClockOverride)
-        let first = NIOLockedValueBox<HTTPTransport.Attempt?>(nil)
-        var checked = callbacks
-        checked.completed = { outcome in
-            guard !corrected, let skew = Self.clockSkew(outcome, signedAt: signedAt) else {
-                return callbacks.completed(outcome)
-            }
-            self.queue.async {
-                // Set, not added to: parts refused together all learn the same clock.
-                self.s3ClockOffset = offset + skew
-                let again = self.sendSigned(
-                    line, headers: headers, body: body, request: request, signer: signer, callbacks: callbacks,
-                    corrected: true)
-                first.withLockedValue { $0 }?.adopt(again)
-            }
-        }
-        let attempt = transport.exchange(
-            method: line.method, url: line.url,
-            headers: signer.sign(line, headers: headers, payloadHash: SigV4.unsignedPayload, at: signedAt), body: body,
-            timeouts: request.timeouts, callbacks: checked)
-        first.withLockedValue { $0 = attempt }
-        return attempt
     }
 
     /// Runs `send` on `queue` with the region's checksum once it is
