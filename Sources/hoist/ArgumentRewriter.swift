@@ -7,18 +7,14 @@
 ///   `--form-string`, `--each`, `-T`, `-H`) are taken out and handed over
 ///   as one hidden argument per kind, their values joined in order. The
 ///   parser's work grows with the square of the arguments it sees (10,000
-///   `-F` took 10 s). `-F`, `--form-string` and `--each` share one, tagged,
-///   so their relative order, the order of the parts on the wire, is kept.
+///   `-F` took 10 s). `-F`, `--form-string` and `--each` share one, each
+///   value after its option's long name, so their relative order, the
+///   order of the parts on the wire, is kept and each value stays as given.
 /// - `-Fname=value` (curl's attached value) and `-sF name=value` (short flags
 ///   joined to the option) are read as curl reads them, for `-T` and `-H` too
 ///   (`ArgumentTokenizer`, which the secret blanking reads as well).
 /// - The UI's files (`hoist URL *.jpg`, `hoist tui ...`) go in one hidden argument too.
 enum ArgumentRewriter {
-    /// Which of the three a form part was (no argument from a user starts
-    /// with a control character by accident; one that does is tagged too).
-    static let formTag = "\u{1}form:"
-    static let literalTag = "\u{1}string:"
-    static let eachTag = "\u{1}each:"
     /// Joins the values in a hidden argument: no argument can hold a NUL.
     static let separator: Character = "\u{0}"
     /// The hidden options, as `SendCommand` and `RequestOptions` declare them.
@@ -28,12 +24,13 @@ enum ArgumentRewriter {
     /// A repeatable option gathered into a hidden one: by long name.
     private struct Gathered {
         var hidden: String
-        var tag = ""
+        /// Several options share the hidden one: each value goes after its option's name.
+        var named = false
     }
     private static let gathered = [
-        "--form": Gathered(hidden: formParts, tag: formTag),
-        "--form-string": Gathered(hidden: formParts, tag: literalTag),
-        "--each": Gathered(hidden: formParts, tag: eachTag),
+        "--form": Gathered(hidden: formParts, named: true),
+        "--form-string": Gathered(hidden: formParts, named: true),
+        "--each": Gathered(hidden: formParts, named: true),
         "--upload-file": Gathered(hidden: uploadFileList),
         "--header": Gathered(hidden: headerList),
     ]
@@ -75,7 +72,7 @@ enum ArgumentRewriter {
             } else if argument.hasPrefix("--json=") {
                 out += ["--json-body", String(argument.dropFirst("--json=".count))]
             } else if let token = tokens[index], let option = gathered[token.option.long] {
-                values[option.hidden, default: []].append(option.tag + token.value)
+                values[option.hidden, default: []] += option.named ? [token.option.long, token.value] : [token.value]
                 if let flags = token.flags { out.append(flags) }
                 index = token.argument
             } else {
@@ -85,7 +82,8 @@ enum ArgumentRewriter {
         }
         var hidden: [String] = []
         for name in [formParts, uploadFileList, headerList] {
-            if let joined = values[name] { hidden += [name, joined.joined(separator: String(separator))] }
+            // Attached: a value that starts with a dash stays the option's value.
+            if let joined = values[name] { hidden.append(name + "=" + joined.joined(separator: String(separator))) }
         }
         return ["send"] + hidden + out.dropFirst() + rest
     }
@@ -130,6 +128,12 @@ enum ArgumentRewriter {
     static func values(_ joined: String?) -> [String] {
         guard let joined else { return [] }
         return joined.split(separator: separator, omittingEmptySubsequences: false).map(String.init)
+    }
+
+    /// The (option, value) pairs `rewrite` put in a hidden option shared by several options.
+    static func namedValues(_ joined: String?) -> [(option: String, value: String)] {
+        let values = values(joined)
+        return stride(from: 0, to: values.count - 1, by: 2).map { (values[$0], values[$0 + 1]) }
     }
 
     static func looksLikeJSONBody(_ text: String) -> Bool {

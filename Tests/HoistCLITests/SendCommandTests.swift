@@ -297,7 +297,7 @@ import Testing
             ["send", "--tus", "http://127.0.0.1:9/", "-T", "/tmp"],
             "hoist: /tmp is a folder: to send the files in it and its subfolders, give -T '/tmp/**'\n"
         ),
-        // A -F value that starts like ArgumentRewriter's tag for --form-string stays a -F value, as in curl.
+        // A -F value that starts with a control character stays a -F value, as given, as in curl.
         (
             ["send", "http://127.0.0.1:9/", "-F", "\u{1}string:a=@/no/such/file"],
             #"file not found: /no/such/file (field "\u{01}string:a")"#

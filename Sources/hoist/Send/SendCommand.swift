@@ -42,8 +42,11 @@ struct SendCommand: AsyncParsableCommand {
     @Option(name: .customLong("form-parts"), help: .hidden)
     var formParts: String?
 
-    /// The form parts in command-line order.
-    var formArguments: [String] { ArgumentRewriter.values(formParts) + form }
+    /// The form parts in command-line order, each with its option's long name.
+    var formArguments: [(option: String, value: String)] {
+        ArgumentRewriter.namedValues(formParts) + form.map { ("--form", $0) } + formString.map { ("--form-string", $0) }
+            + each.map { ("--each", $0) }
+    }
 
     @Option(
         name: .customLong("form-string"),

@@ -36,7 +36,7 @@ struct SendPlan {
     /// on the command line wins over the profile's key (`TargetSettings.over`),
     /// and the one request-building path, `Target.requests`, makes the requests.
     init(command: SendCommand, profile: Profile? = nil) throws {
-        let items = try command.formArguments.map(FormItem.parse)
+        let items = try command.formArguments.map { try FormItem.parse($0.value, from: $0.option) }
         let tus = command.target.tus || profile?.settings.transfer == .tus
         // A tus upload sends each file alone: -F text is its metadata, not a body of its own.
         let kinds = tus ? [] : Self.bodyOptions(command, hasForm: !items.isEmpty)
@@ -187,27 +187,22 @@ struct SendPlan {
             }
         }
 
-        static func parse(_ tagged: String) throws -> FormItem {
+        /// `value` as the option `option` (a long name) reads it.
+        static func parse(_ value: String, from option: String) throws -> FormItem {
             do {
-                // Every gathered value has its tag, so a -F value that starts like a tag stays a -F value.
-                if tagged.hasPrefix(ArgumentRewriter.formTag) {
-                    return try curl(String(tagged.dropFirst(ArgumentRewriter.formTag.count)))
-                }
-                if tagged.hasPrefix(ArgumentRewriter.literalTag) {
-                    return .part(
-                        try CurlFormArgument.parseLiteral(String(tagged.dropFirst(ArgumentRewriter.literalTag.count)))
-                            .part())
-                }
-                if tagged.hasPrefix(ArgumentRewriter.eachTag) {
-                    let spec = String(tagged.dropFirst(ArgumentRewriter.eachTag.count))
-                    guard let equals = spec.firstIndex(of: "="), spec[spec.index(after: equals)...].hasPrefix("@")
+                switch option {
+                case "--form-string":
+                    return .part(try CurlFormArgument.parseLiteral(value).part())
+                case "--each":
+                    guard let equals = value.firstIndex(of: "="), value[value.index(after: equals)...].hasPrefix("@")
                     else {
-                        throw BadInput("bad --each argument \(String(reflecting: spec)): expected name=@GLOB")
+                        throw BadInput("bad --each argument \(String(reflecting: value)): expected name=@GLOB")
                     }
                     return .each(
-                        name: String(spec[..<equals]), pattern: String(spec[spec.index(equals, offsetBy: 2)...]))
+                        name: String(value[..<equals]), pattern: String(value[value.index(equals, offsetBy: 2)...]))
+                default:
+                    return try curl(value)
                 }
-                return try curl(tagged)
             } catch let error as CurlFormSyntaxError {
                 throw BadInput(error.description)
             }
