@@ -132,13 +132,21 @@ import UploadEngine
         #expect(TransferTotals([waiting, sending]).bytesPerSecond == 1_000_000)
     }
 
-    /// A task waiting to try again says how long it chose to wait, as the UI's row does.
-    @Test func aRetrySaysItsWait() {
-        var task = Self.task(1, "a.jpg", state: .waitingToRetry(at: .now), sent: 0, total: 100)
-        #expect(TransferRows.status(task) == "retry pending")
-        task.retryDelay = .milliseconds(1500)
-        #expect(TransferRows.status(task) == "retry in \(Format.duration(.milliseconds(1500)))")
-        #expect(TransferRows.row(task, width: 80).hasSuffix("retry in 2s   "), "\(TransferRows.row(task, width: 80))")
+    /// A task waiting to try again counts down to its retry, in `send`'s
+    /// rows and in the UI's Tasks pane, and never below 0.
+    @Test func aRetryCountsDownToItsStart() {
+        let start = ContinuousClock.now
+        let task = Self.task(1, "a.jpg", state: .waitingToRetry(at: start + .seconds(13)), sent: 0, total: 100)
+        #expect(TransferRows.status(task, now: start) == "retry in 13s")
+        #expect(TransferRows.status(task, now: start + .milliseconds(4500)) == "retry in 9s")
+        #expect(TransferRows.status(task, now: start + .seconds(20)) == "retry in 0s")
+        let row = TransferRows.row(task, width: 80, now: start + .seconds(5))
+        #expect(row.hasSuffix("retry in 8s   "), "\(row)")
+        #expect(TasksView.etaText(task, now: start) == "retry 13s")
+        #expect(TasksView.etaText(task, now: start + .seconds(12)) == "retry 1s")
+        var totals = TaskList.Totals()
+        totals.add(task)
+        #expect(totals.retrying == 1 && totals.waiting == 1)
     }
 
     @Test func aThousandTasksShowOnlyWhatFits() {

@@ -47,6 +47,8 @@ public struct Notice: Sendable, Hashable {
 /// Elm architecture. Changed only by `update`.
 public struct AppModel: Sendable {
     public var size: Size
+    /// The time the frame is drawn at (retry countdowns); the app sets it before each frame.
+    public var now = ContinuousClock.now
     public var target: Target
     public var profile: String?
     public var files: [StagedFile] = []

@@ -123,6 +123,8 @@ public struct TaskList: Sendable {
     /// Sums over every task (not just the visible ones), for the totals line.
     public struct Totals: Sendable, Hashable {
         public var count = 0, running = 0, waiting = 0, succeeded = 0, failed = 0, cancelled = 0
+        /// Of the waiting, those waiting to retry (their countdown moves).
+        public var retrying = 0
         /// Tasks an earlier hoist left unfinished, and those of them with a problem.
         public var interrupted = 0, flagged = 0
         public var bytesSent: Int64 = 0
@@ -142,7 +144,10 @@ public struct TaskList: Sendable {
             case .succeeded: succeeded += sign
             case .failed: failed += sign
             case .cancelled: cancelled += sign
-            case .queued, .waitingForDependency, .waitingToRetry: waiting += sign
+            case .queued, .waitingForDependency: waiting += sign
+            case .waitingToRetry:
+                waiting += sign
+                retrying += sign
             case .interrupted(let problem):
                 interrupted += sign
                 if problem != nil { flagged += sign }

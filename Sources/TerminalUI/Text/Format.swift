@@ -27,6 +27,11 @@ public enum Format {
         return "\(total / 3600)h" + twoDigits(total / 60 % 60) + "m"
     }
 
+    /// `retry in 13s`, counting down to the retry due at `at`.
+    public static func retryIn(_ at: ContinuousClock.Instant, now: ContinuousClock.Instant) -> String {
+        "retry in " + duration(max(.zero, at - now))
+    }
+
     /// `35 ms`, `7.2 s`, then as `duration`: `1m11s`.
     public static func milliseconds(_ ms: Int64) -> String {
         if ms < 1000 { return "\(ms) ms" }

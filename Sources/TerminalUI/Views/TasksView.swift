@@ -66,8 +66,8 @@ enum TasksView {
             let index = top + row
             guard index < visible.count, let task = model.tasks[visible[index]] else { break }
             drawRow(
-                task, marked: model.markedTasks.contains(task.id), paused: model.queue.isPaused, columns: columns,
-                into: &grid, at: list.row(row))
+                task, marked: model.markedTasks.contains(task.id), paused: model.queue.isPaused, now: model.now,
+                columns: columns, into: &grid, at: list.row(row))
             if index == model.cursor(.tasks) { ListPanes.highlight(&grid, list.row(row), focused: focused) }
         }
         drawTotals(model.tasks.totals, into: &grid, at: totalsRow)
@@ -90,8 +90,8 @@ enum TasksView {
     }
 
     static func drawRow(
-        _ task: TaskSnapshot, marked: Bool = false, paused: Bool = false, columns: Columns, into grid: inout Grid,
-        at rect: Rect
+        _ task: TaskSnapshot, marked: Bool = false, paused: Bool = false, now: ContinuousClock.Instant = .now,
+        columns: Columns, into grid: inout Grid, at rect: Rect
     ) {
         let (mark, markStyle) = glyph(task.state)
         let progress = task.progress
@@ -150,7 +150,7 @@ enum TasksView {
         if columns.eta {
             x +=
                 grid.put(
-                    TextWidth.fit(etaText(task, paused: paused), toColumns: Columns.etaWidth, alignRight: true), x: x,
+                    TextWidth.fit(etaText(task, paused: paused, now: now), toColumns: Columns.etaWidth, alignRight: true), x: x,
                     y: y,
                     style: Style.plain.dimmed, clip: rect) + 1
         }
@@ -178,13 +178,13 @@ enum TasksView {
     }
 
     /// ETA while sending; otherwise a word for where the task is.
-    static func etaText(_ task: TaskSnapshot, paused: Bool = false) -> String {
+    static func etaText(_ task: TaskSnapshot, paused: Bool = false, now: ContinuousClock.Instant = .now) -> String {
         switch task.state {
         case .sending: return task.progress.eta.map { "ETA " + Format.duration($0) } ?? ""
         case .awaitingResponse: return "waiting"
         case .queued: return paused ? "paused" : "queued"
         case .waitingForDependency: return "after"
-        case .waitingToRetry: return task.retryDelay.map { "retry " + Format.duration($0) } ?? "retry"
+        case .waitingToRetry(let at): return "retry " + Format.duration(max(.zero, at - now))
         case .interrupted(nil): return task.request.isResumable ? "resumable" : "to resend"
         case .interrupted: return "changed"
         case .cancelled where task.isPaused: return "paused"

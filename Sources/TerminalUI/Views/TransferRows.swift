@@ -43,7 +43,8 @@ public enum TransferRows {
     /// the running), some finished ones (the latest are shown), and the
     /// totals of all.
     public static func lines(
-        unfinished: [TaskSnapshot], finished: [TaskSnapshot], totals: TransferTotals, width: Int, maxRows: Int
+        unfinished: [TaskSnapshot], finished: [TaskSnapshot], totals: TransferTotals, width: Int, maxRows: Int,
+        now: ContinuousClock.Instant = .now
     ) -> [String] {
         let running = unfinished.filter { $0.state.isRunning }
         let waiting = unfinished.filter { !$0.state.isRunning }
@@ -51,11 +52,11 @@ public enum TransferRows {
         var shown = Array((running + waiting).prefix(maxRows))
         shown += latest.prefix(max(0, maxRows - shown.count))
         shown.sort { $0.id < $1.id }
-        return shown.map { row($0, width: width) } + [self.totals(totals, width: width)]
+        return shown.map { row($0, width: width, now: now) } + [self.totals(totals, width: width)]
     }
 
     /// `name [#####-----]  45%  4.50 MiB / 10.0 MiB  2.10 MiB/s  ETA 3s  sending`
-    public static func row(_ task: TaskSnapshot, width: Int) -> String {
+    public static func row(_ task: TaskSnapshot, width: Int, now: ContinuousClock.Instant = .now) -> String {
         let progress = task.progress
         let sent = progress.bytesSent
         let size = progress.totalBytes.map { Format.bytes(sent) + " / " + Format.bytes($0) } ?? Format.bytes(sent)
@@ -65,13 +66,13 @@ public enum TransferRows {
         let eta = task.state == .sending ? (progress.eta.map { "ETA " + Format.duration($0) } ?? "") : ""
         let tail =
             Layout(width: width).columns(fraction: fraction, size: size, speed: speed, eta: eta)
-            + "  " + TextWidth.fit(status(task), toColumns: 14)
+            + "  " + TextWidth.fit(status(task, now: now), toColumns: 14)
         let nameWidth = max(8, width - TextWidth.columns(of: tail))
         return TextWidth.fit(TextWidth.fit(task.request.displayName, toColumns: nameWidth) + tail, toColumns: width)
     }
 
     /// A word or two for the task's state, with the HTTP status when there is one.
-    public static func status(_ task: TaskSnapshot) -> String {
+    public static func status(_ task: TaskSnapshot, now: ContinuousClock.Instant = .now) -> String {
         let attempt = task.attempts > 1 ? " #\(task.attempts)" : ""
         switch task.state {
         case .queued: return "queued"
@@ -79,7 +80,7 @@ public enum TransferRows {
         // A resumed upload says where it went on from (its bar starts there).
         case .sending: return task.resumedFrom.map { "from " + Format.bytes($0) } ?? "sending" + attempt
         case .awaitingResponse: return "waiting reply"
-        case .waitingToRetry: return task.retryDelay.map { "retry in " + Format.duration($0) } ?? "retry pending"
+        case .waitingToRetry(let at): return Format.retryIn(at, now: now)
         case .succeeded: return "done " + (task.response.map { "\($0.status)" } ?? "")
         case .failed(let failure):
             if let status = task.response?.status { return "failed \(status)" }

@@ -35,6 +35,7 @@ final class LiveProgress: UploadEventMonitor, @unchecked Sendable {
     private var totals = TransferTotals()
     private var drawnLines = 0
     private var dirty = false
+    private var drawnAt = ContinuousClock.now
     /// Rows at most, on any terminal.
     private static let maxRows = 20
 
@@ -126,6 +127,10 @@ final class LiveProgress: UploadEventMonitor, @unchecked Sendable {
 
     private func redrawIfNeeded() {
         takeArrived()
+        // A retry's countdown moves with no event: once a second.
+        if !dirty, ContinuousClock.now - drawnAt >= .seconds(1) {
+            dirty = unfinished.values.contains { if case .waitingToRetry = $0.state { true } else { false } }
+        }
         guard dirty else { return }
         clear()
         draw()
@@ -149,6 +154,7 @@ final class LiveProgress: UploadEventMonitor, @unchecked Sendable {
             maxRows: maxRows)
         printError(lines.joined(separator: "\n"))
         drawnLines = lines.count
+        drawnAt = .now
         dirty = false
     }
 

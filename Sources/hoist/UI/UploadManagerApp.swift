@@ -62,12 +62,16 @@ final class UploadManagerApp: TerminalProgram {
     var needsRedraw: Bool { dirty }
 
     func render(into grid: inout Grid) {
+        model.now = .now
         Screen.render(model, into: &grid)
         dirty = false
     }
 
-    /// While uploads run, a tick a second keeps ETAs and elapsed times moving.
-    var tickInterval: Duration? { model.tasks.totals.running > 0 ? .seconds(1) : nil }
+    /// While uploads run or wait to retry, a tick a second keeps ETAs,
+    /// elapsed times and retry countdowns moving.
+    var tickInterval: Duration? {
+        model.tasks.totals.running + model.tasks.totals.retrying > 0 ? .seconds(1) : nil
+    }
 
     /// Runs `update` and carries out its effects. False once the app should end.
     private func send(_ message: Message) -> Bool {
