@@ -51,6 +51,8 @@ import Testing
                     && $0.text.contains("⊘ ╰ selfie.jpg")
             }
             #expect(receiver.requestCount == 1, "nothing went after the failed link: \(failed.text)")
+            #expect(failed.text.contains("chain stopped: 身份证 正面.jpg failed: HTTP 503"), "\(failed.text)")
+            #expect(!failed.text.contains("queued 3 tasks"), "\(failed.text)")
             // The cancelled link says why.
             try await tmux.press("3", "j")
             try await tmux.waitFor("the reason") { $0.text.contains("身份证 正面.jpg (task #1) failed") }

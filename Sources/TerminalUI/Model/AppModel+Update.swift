@@ -108,6 +108,12 @@ extension AppModel {
                 clampCursor(.tasks)
             }
             for image in snapshot.preparedImages { preparedImages[image.source] = image }
+            if case .finished = event, case .failed(let failure) = snapshot.state, tasks.hasFollowers(snapshot.id) {
+                // The status line must not go on saying the chain was queued.
+                notice = Notice(
+                    "chain stopped: \(snapshot.request.displayName) failed: \(failure); r on it sends it and the rest again",
+                    isError: true)
+            }
         }
     }
 

@@ -170,6 +170,11 @@ public struct TaskList: Sendable {
     /// Tasks still to finish (running or waiting).
     public var unfinishedCount: Int { totals.running + totals.waiting }
 
+    /// Whether a task is chained right after `id`.
+    public func hasFollowers(_ id: TaskID) -> Bool {
+        order.contains { self[$0]?.dependency == id }
+    }
+
     /// The tasks chained after `id` (directly or through others), in chain
     /// order, that ended without succeeding: those its failure cancelled.
     public func unfinishedFollowers(of id: TaskID) -> [TaskID] {
