@@ -132,6 +132,20 @@ import UploadEngine
         #expect(TransferTotals([waiting, sending]).bytesPerSecond == 1_000_000)
     }
 
+    /// A long path loses the middle of its folders, never its file's name.
+    @Test func aLongPathIsCutInItsFoldersNotItsName() {
+        #expect(TextWidth.fitPath("x/y/z/deep/file_123.jpg", toColumns: 19) == "x/y/z…/file_123.jpg")
+        #expect(TextWidth.fitPath("2026/june/trip/身份证 正面.jpg", toColumns: 26) == "2026/june…/身份证 正面.jpg")
+        #expect(TextWidth.fitPath("short/a.jpg", toColumns: 14) == "short/a.jpg   ")
+        // No room for any folder: the name alone, cut at its end as any text.
+        #expect(TextWidth.fitPath("folder/a-very-long-file-name.bin", toColumns: 12) == "a-very-long…")
+        #expect(TextWidth.fitPath("no-folder-but-long.bin", toColumns: 10) == "no-folder…")
+        let task = Self.task(1, "photos/2026/june/trip/day-one/IMG_1000.jpg", state: .queued, sent: 0, total: 100)
+        let row = TransferRows.row(task, width: 100)
+        #expect(row.hasPrefix("photos/2026/june/trip/day-one/IMG_1000.jpg") || row.contains("…/IMG_1000.jpg"), "\(row)")
+        #expect(TransferRows.row(task, width: 70).contains("…/IMG_1000.jpg"), "\(TransferRows.row(task, width: 70))")
+    }
+
     /// A task waiting to try again counts down to its retry, in `send`'s
     /// rows and in the UI's Tasks pane, and never below 0.
     @Test func aRetryCountsDownToItsStart() {

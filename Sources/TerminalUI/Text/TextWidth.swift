@@ -87,6 +87,17 @@ public enum TextWidth {
         return alignRight ? padding + cut : cut + padding
     }
 
+    /// `fit` for a name that may be a path: what is cut is the middle of
+    /// the folders, so the file's name stays whole ("2026/…/身份证 正面.jpg").
+    public static func fitPath(_ text: String, toColumns width: Int) -> String {
+        guard columns(of: text) > width, let slash = text.lastIndex(of: "/") else { return fit(text, toColumns: width) }
+        let file = String(text[text.index(after: slash)...])
+        let room = width - columns(of: file) - 2  // "…/"
+        guard room >= 1 else { return fit(file, toColumns: width) }
+        // The folders are longer than their room (or the whole would fit): cut, they end in "…".
+        return fit(truncate(String(text[..<slash]), toColumns: room + 1) + "/" + file, toColumns: width)
+    }
+
     private static func isZeroWidth(_ value: UInt32) -> Bool {
         switch value {
         case 0x0300...0x036F, 0x0483...0x0489, 0x0591...0x05BD, 0x0610...0x061A, 0x064B...0x065F,

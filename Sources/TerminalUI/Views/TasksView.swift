@@ -110,7 +110,7 @@ enum TasksView {
         let nameWidth = TextWidth.columns(of: name)
         let nameEnd = x + columns.name
         x += grid.put(
-            TextWidth.fit(name, toColumns: columns.name), x: x, y: y,
+            TextWidth.fitPath(name, toColumns: columns.name), x: x, y: y,
             style: marked ? Style.fg(.yellow).bolded : nameStyle, clip: rect)
         if let resumed = resumeText(task), nameWidth + 2 + TextWidth.columns(of: resumed) <= columns.name {
             grid.put("  " + resumed, x: x, y: y, style: Style.fg(.blue), clip: rect)

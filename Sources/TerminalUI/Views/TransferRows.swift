@@ -68,7 +68,7 @@ public enum TransferRows {
             Layout(width: width).columns(fraction: fraction, size: size, speed: speed, eta: eta)
             + "  " + TextWidth.fit(status(task, now: now), toColumns: 14)
         let nameWidth = max(8, width - TextWidth.columns(of: tail))
-        return TextWidth.fit(TextWidth.fit(task.request.displayName, toColumns: nameWidth) + tail, toColumns: width)
+        return TextWidth.fit(TextWidth.fitPath(task.request.displayName, toColumns: nameWidth) + tail, toColumns: width)
     }
 
     /// A word or two for the task's state, with the HTTP status when there is one.
