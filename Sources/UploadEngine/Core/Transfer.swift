@@ -48,29 +48,14 @@ public struct Transfer: Sendable, Hashable, Codable {
     // As Swift wrote the enum this was, `{"single":{}}` or `{"tus":{"_0":…}}`,
     // so that journals of earlier versions read back.
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: NameKey.self)
-        let key = try NameKey.only(in: container, what: "a transfer")
-        if key.stringValue == "single" {
-            self = .single
-            return
+        self = try NameKey.decodeNamed(from: decoder, what: "transfer kind") { name, container in
+            if name == "single" { return .single }
+            return try TransferKinds.kind(named: name).map { Transfer(try NameKey.value($0, in: container)) }
         }
-        guard let kind = TransferKinds.kind(named: key.stringValue) else {
-            throw DecodingError.dataCorruptedError(
-                forKey: key, in: container, debugDescription: "\(key.stringValue) is no transfer kind this hoist knows")
-        }
-        self.init(try Self.decode(kind, from: container.nestedContainer(keyedBy: NameKey.self, forKey: key)))
-    }
-
-    private static func decode<Settings: TransferSettings>(
-        _ type: Settings.Type, from container: KeyedDecodingContainer<NameKey>
-    ) throws -> Settings {
-        try container.decode(Settings.self, forKey: .value)
     }
 
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: NameKey.self)
-        var nested = container.nestedContainer(keyedBy: NameKey.self, forKey: NameKey(name))
-        try settings?.encode(into: &nested)
+        try NameKey.encodeNamed(name, settings, to: encoder)
     }
 }
 
@@ -137,25 +122,13 @@ public struct TransferCheckpoint: Sendable, Hashable, Codable {
 
     // `{"tus":{"_0":…}}`, as Swift wrote the enum this was.
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: NameKey.self)
-        let key = try NameKey.only(in: container, what: "a checkpoint")
-        guard let type = TransferKinds.checkpoint(named: key.stringValue) else {
-            throw DecodingError.dataCorruptedError(
-                forKey: key, in: container, debugDescription: "\(key.stringValue) is no checkpoint this hoist knows")
+        self = try NameKey.decodeNamed(from: decoder, what: "checkpoint") { name, container in
+            try TransferKinds.checkpoint(named: name).map { TransferCheckpoint(try NameKey.value($0, in: container)) }
         }
-        self.init(try Self.decode(type, from: container.nestedContainer(keyedBy: NameKey.self, forKey: key)))
-    }
-
-    private static func decode<State: CheckpointState>(
-        _ type: State.Type, from container: KeyedDecodingContainer<NameKey>
-    ) throws -> State {
-        try container.decode(State.self, forKey: .value)
     }
 
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: NameKey.self)
-        var nested = container.nestedContainer(keyedBy: NameKey.self, forKey: NameKey(type(of: state).name))
-        try state.encode(into: &nested)
+        try NameKey.encodeNamed(type(of: state).name, state, to: encoder)
     }
 }
 
@@ -183,7 +156,8 @@ extension Encodable {
     }
 }
 
-/// A key that is a kind's or a checkpoint's name, and `_0` for its value.
+/// A key that is a kind's or a checkpoint's name, and `_0` for its value:
+/// `{"NAME":{"_0":VALUE}}`.
 private struct NameKey: CodingKey {
     var stringValue: String
     var intValue: Int? { nil }
@@ -194,11 +168,34 @@ private struct NameKey: CodingKey {
 
     static let value = NameKey("_0")
 
-    static func only(in container: KeyedDecodingContainer<NameKey>, what: String) throws -> NameKey {
+    /// `read` makes the value of the one name there, or `nil` for a name it does not know.
+    static func decodeNamed<Value>(
+        from decoder: any Decoder, what: String,
+        _ read: (String, KeyedDecodingContainer<NameKey>) throws -> Value?
+    ) throws -> Value {
+        let container = try decoder.container(keyedBy: NameKey.self)
         guard container.allKeys.count == 1, let key = container.allKeys.first else {
             throw DecodingError.dataCorrupted(
-                .init(codingPath: container.codingPath, debugDescription: "\(what) has one key, its kind's name"))
+                .init(codingPath: container.codingPath, debugDescription: "a \(what) has one key, its name"))
         }
-        return key
+        guard let value = try read(key.stringValue, container.nestedContainer(keyedBy: NameKey.self, forKey: key))
+        else {
+            throw DecodingError.dataCorruptedError(
+                forKey: key, in: container, debugDescription: "\(key.stringValue) is no \(what) this hoist knows")
+        }
+        return value
+    }
+
+    /// `_0` as `type`.
+    static func value<Value: Decodable>(_ type: Value.Type, in container: KeyedDecodingContainer<NameKey>) throws
+        -> Value
+    {
+        try container.decode(Value.self, forKey: .value)
+    }
+
+    static func encodeNamed(_ name: String, _ value: (any Encodable)?, to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: NameKey.self)
+        var nested = container.nestedContainer(keyedBy: NameKey.self, forKey: NameKey(name))
+        try value?.encode(into: &nested)
     }
 }
