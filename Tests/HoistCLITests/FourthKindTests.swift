@@ -146,6 +146,9 @@ final class LedgerServer: @unchecked Sendable {
     var pauseAt: Int64?
     private let paused = DispatchSemaphore(value: 0)
     private var dropPaused = false
+    private var pausedAppends = 0
+    /// Appends waiting at the pause.
+    var waiting: Int { lock.withLock { pausedAppends } }
     private(set) var bytesReceived = 0
 
     private static let servers = Mutex<[String: LedgerServer]>([:])
@@ -178,15 +181,22 @@ final class LedgerServer: @unchecked Sendable {
     /// The paused append goes on, or with `dropping` fails as the
     /// connection of a killed process does, none of its bytes kept.
     func release(dropping: Bool = false) {
-        lock.withLock {
+        let released = lock.withLock {
             pauseAt = nil
             dropPaused = dropping
+            defer { pausedAppends = 0 }
+            return pausedAppends
         }
-        paused.signal()
+        for _ in 0..<released { paused.signal() }
     }
 
     func append(_ id: String, at offset: Int64, _ bytes: [UInt8]) throws(UploadFailure) -> Int64 {
-        if let pause = lock.withLock({ pauseAt }), offset >= pause {
+        let pauses = lock.withLock { () -> Bool in
+            guard let pauseAt, offset >= pauseAt else { return false }
+            pausedAppends += 1
+            return true
+        }
+        if pauses {
             paused.wait()
             if lock.withLock({ dropPaused }) { throw .connectionLost("the client's process was killed") }
         }
@@ -261,7 +271,10 @@ final class LedgerServer: @unchecked Sendable {
         let recorder = JournalRecorder(store: store, command: "test") { Issue.record("journal: \($0)") }
         let first = UploadEngine(configuration: .init(concurrency: 2, environment: [:]), monitors: [recorder])
         let id = try first.add(Self.request(path, server: name))
-        try await JournalTests.waitUntil("5 chunks on the server") { first.snapshot(id)?.checkpoint?.offset == Int64(5 * Self.chunk) }
+        // The sixth append waits at the pause: the run is "killed" there.
+        try await JournalTests.waitUntil("5 chunks on the server") {
+            first.snapshot(id)?.checkpoint?.offset == Int64(5 * Self.chunk) && server.waiting == 1
+        }
         recorder.sync()
 
         // What a later run reads, as if this one had been killed now.
@@ -314,7 +327,9 @@ final class LedgerServer: @unchecked Sendable {
         server.pauseAt = Int64(3 * Self.chunk)
         let engine = UploadEngine(configuration: .init(concurrency: 2, environment: [:]))
         let id = try engine.add(Self.request(path, server: name))
-        try await JournalTests.waitUntil("3 chunks on the server") { engine.snapshot(id)?.checkpoint?.offset == Int64(3 * Self.chunk) }
+        try await JournalTests.waitUntil("3 chunks on the server") {
+            engine.snapshot(id)?.checkpoint?.offset == Int64(3 * Self.chunk) && server.waiting == 1
+        }
         #expect(server.uploadIDs == ["L1"])
         engine.cancel(id)
         let cancelled = try #require(await engine.result(of: id))
