@@ -3,6 +3,7 @@ import PackageDescription
 
 // Module layout and dependency direction: see docs/ARCHITECTURE.md.
 // FormData <- UploadEngine <- UploadPlan <- TerminalUI <- CursesTerminal <- hoist; Receiver is used by hoist.
+// WireRules, the shared header, text, JSON, date and tus rules, is the leaf they all stand on.
 let package = Package(
     name: "hoist",
     platforms: [.macOS(.v14)],
@@ -37,11 +38,14 @@ let package = Package(
         // libvips is opened with dlopen when an image is first prepared (Sources/CVips/vips.c).
         .target(name: "CVips", linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "ImagePrep", dependencies: ["CVips"]),
-        .target(name: "FormData"),
+        // No dependency at all, not even Foundation: pure byte and string rules.
+        .target(name: "WireRules"),
+        .target(name: "FormData", dependencies: ["WireRules"]),
         .target(
             name: "UploadEngine",
             dependencies: [
                 "FormData",
+                "WireRules",
                 "CLinux",
                 "ImagePrep",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -51,6 +55,7 @@ let package = Package(
         .target(
             name: "Receiver",
             dependencies: [
+                "WireRules",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdHTTP2", package: "hummingbird"),
@@ -64,13 +69,14 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .target(name: "UploadPlan", dependencies: ["UploadEngine", "FormData"]),
+        .target(name: "UploadPlan", dependencies: ["UploadEngine", "FormData", "WireRules"]),
         .target(name: "TerminalUI", dependencies: ["UploadPlan", "UploadEngine", "FormData"]),
         .target(name: "CursesTerminal", dependencies: ["TerminalUI", "CNcursesw"]),
         .executableTarget(
             name: "hoist",
             dependencies: [
                 "FormData", "UploadEngine", "UploadPlan", "Receiver", "TerminalUI", "CursesTerminal", "CLinux",
+                "WireRules",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -139,6 +145,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        .testTarget(name: "WireRulesTests", dependencies: ["WireRules"]),
         .testTarget(name: "ImagePrepTests", dependencies: ["ImagePrep", "TestSupport"]),
         .testTarget(name: "UploadPlanTests", dependencies: ["UploadPlan", "UploadEngine", "FormData", "TestSupport"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "UploadPlan", "UploadEngine", "FormData"]),
@@ -152,8 +159,10 @@ let package = Package(
 // No unsafe flags: SwiftPM refuses them in a package used as a versioned
 // dependency. The release flags are in scripts/build-release.sh.
 for target in package.targets
-where ["FormData", "ImagePrep", "UploadEngine", "Receiver", "UploadPlan", "TerminalUI", "CursesTerminal", "hoist"]
-    .contains(target.name)
-{
+where [
+    "WireRules", "FormData", "ImagePrep", "UploadEngine", "Receiver", "UploadPlan", "TerminalUI", "CursesTerminal",
+    "hoist",
+]
+.contains(target.name) {
     target.swiftSettings = (target.swiftSettings ?? []) + [.enableUpcomingFeature("MemberImportVisibility")]
 }

@@ -1,6 +1,7 @@
 import FormData
 import FoundationEssentials
 import UploadEngine
+import WireRules
 
 extension Target {
     /// The one way settings become requests, for `hoist send` and the UI

@@ -1,5 +1,6 @@
 import FormData
 import UploadEngine
+import WireRules
 
 /// A value that cannot be used, in the same words whichever way it came in:
 /// a profile key, a command-line option or a row of the UI's `t` dialog.
@@ -48,11 +49,12 @@ public enum TargetValue {
 
     /// A header: an RFC 9110 token for the name, no line break in the value.
     public static func header(name: String, value: String) throws(TargetValueError) -> HeaderField {
-        guard !name.isEmpty, name.unicodeScalars.allSatisfy(isTokenScalar) else {
+        guard HeaderSyntax.isToken(name) else {
             throw TargetValueError(
                 "\(quoted(name)) is not a header name: use letters, digits and !#$%&'*+-.^_`|~ only")
         }
-        guard !value.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" }) else {
+        guard !value.utf8.contains(0) else { throw TargetValueError("the value of header \(name) holds a NUL byte") }
+        guard !HeaderSyntax.hasForbiddenValueByte(value) else {
             throw TargetValueError("the value of header \(name) holds a line break (CR or LF)")
         }
         return HeaderField(name, value)
@@ -318,13 +320,5 @@ public enum TargetValue {
 
     static func trimmed(_ text: Substring) -> String {
         String(text.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
-    }
-
-    /// RFC 9110 `tchar`.
-    static func isTokenScalar(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.value {
-        case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: return true
-        default: return "!#$%&'*+-.^_`|~".unicodeScalars.contains(scalar)
-        }
     }
 }

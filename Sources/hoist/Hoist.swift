@@ -4,6 +4,7 @@ import FormData
 import Glibc
 import NIOCore
 import UploadEngine
+import WireRules
 
 /// Exit statuses, documented in docs/GUIDE.md.
 enum ExitStatus: Int32 {

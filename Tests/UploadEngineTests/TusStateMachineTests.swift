@@ -392,7 +392,7 @@ import Testing
 
     @Test func metadataIsBase64AndKeysAreChecked() {
         #expect(
-            TusMetadata.encode([HeaderField("filename", "身份证 正面.jpg"), HeaderField("empty", "")])
+            TusMetadata.encode([("filename", "身份证 正面.jpg"), ("empty", "")])
                 == "filename 6Lqr5Lu96K+BIOato+mdoi5qcGc=,empty")
         #expect(TusMetadata.problem(withKey: "ok_key") == nil)
         #expect(TusMetadata.problem(withKey: "two words") != nil)

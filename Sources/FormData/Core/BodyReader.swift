@@ -1,4 +1,5 @@
 import Glibc
+import WireRules
 
 /// Produces a body's bytes into caller-provided buffers, so memory stays
 /// bounded by the buffer whatever the file sizes. Not thread-safe: one owner

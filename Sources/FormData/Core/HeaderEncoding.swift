@@ -1,3 +1,5 @@
+import WireRules
+
 /// How part headers are written: WHATWG escaping for names and filenames,
 /// and validation for extra headers.
 enum HeaderEncoding {
@@ -40,14 +42,14 @@ enum HeaderEncoding {
 
     /// Refuses header text that could inject lines or is not a valid token.
     static func validate(_ part: Part) throws(FormDataError) {
-        if let type = part.contentType, containsLineBreak(type) {
+        if let type = part.contentType, HeaderSyntax.hasForbiddenValueByte(type) {
             throw .lineBreakInHeader(field: part.name, header: "Content-Type")
         }
         for header in part.headers {
-            if containsLineBreak(header.name) || containsLineBreak(header.value) {
+            if HeaderSyntax.hasForbiddenValueByte(header.name) || HeaderSyntax.hasForbiddenValueByte(header.value) {
                 throw .lineBreakInHeader(field: part.name, header: header.name)
             }
-            guard !header.name.isEmpty, header.name.utf8.allSatisfy(isTokenCharacter) else {
+            guard HeaderSyntax.isToken(header.name) else {
                 throw .invalidHeaderName(field: part.name, header: header.name)
             }
             if header.name.lowercased() == "content-disposition" {
@@ -65,20 +67,5 @@ enum HeaderEncoding {
 
     private static func isContentType(_ name: String) -> Bool {
         name.lowercased() == "content-type"
-    }
-
-    private static func containsLineBreak(_ text: String) -> Bool {
-        text.utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }
-    }
-
-    // RFC 9110 tchar.
-    static func isTokenCharacter(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-            UInt8(ascii: "A")...UInt8(ascii: "Z"):
-            return true
-        default:
-            return Array("!#$%&'*+-.^_`|~".utf8).contains(byte)
-        }
     }
 }

@@ -1,4 +1,5 @@
 import Glibc
+import WireRules
 
 /// A validated request body, laid out as segments: in-memory bytes, file
 /// regions, base64-encoded file regions and streams. Every encoder

@@ -1,3 +1,5 @@
+import WireRules
+
 /// A file sent as base64 inside a JSON object, for backends that accept only
 /// that: `{"image": "<base64>", "type": "jpg", ...other fields}`. The file is
 /// streamed and encoded in bounded memory; the length is exact.
@@ -23,7 +25,7 @@ public struct Base64JSONBody: Sendable, Hashable, Codable {
     public func makeBody() throws(FormDataError) -> RequestBody {
         let region = try FileRegion.wholeFile(path: path, field: fileField)
         var layout = RequestBody.Layout()
-        layout.append(bytes: Array("{".utf8) + JSONText.quote(fileField) + Array(":\"".utf8))
+        layout.append(bytes: Array("{".utf8) + JSONString.quoted(fileField) + Array(":\"".utf8))
         layout.append(base64: region)
         var tail: [UInt8] = Array("\"".utf8)
         var members = fields
@@ -31,7 +33,7 @@ public struct Base64JSONBody: Sendable, Hashable, Codable {
             members.insert(FormField(typeField, typeValue ?? fileExtension(path)), at: 0)
         }
         for member in members {
-            tail += Array(",".utf8) + JSONText.quote(member.name) + Array(":".utf8) + JSONText.quote(member.value)
+            tail += Array(",".utf8) + JSONString.quoted(member.name) + Array(":".utf8) + JSONString.quoted(member.value)
         }
         layout.append(bytes: tail + Array("}".utf8))
         return RequestBody(contentType: "application/json", segments: layout.finish())
@@ -56,25 +58,5 @@ extension RequestBody {
     /// A JSON document given as bytes.
     public static func json(_ bytes: [UInt8], contentType: String = "application/json") -> RequestBody {
         RequestBody(contentType: contentType, segments: bytes.isEmpty ? [] : [.bytes(bytes)])
-    }
-}
-
-/// JSON string quoting (RFC 8259): `"`, `\` and control characters escaped.
-enum JSONText {
-    static func quote(_ text: String) -> [UInt8] {
-        var out: [UInt8] = [UInt8(ascii: "\"")]
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): out += Array("\\\"".utf8)
-            case UInt8(ascii: "\\"): out += Array("\\\\".utf8)
-            case 0x0A: out += Array("\\n".utf8)
-            case 0x0D: out += Array("\\r".utf8)
-            case 0x09: out += Array("\\t".utf8)
-            case 0..<0x20: out += Array("\\u00".utf8) + hexByte(byte)
-            default: out.append(byte)
-            }
-        }
-        out.append(UInt8(ascii: "\""))
-        return out
     }
 }

@@ -1,4 +1,5 @@
 import NIOCore
+import WireRules
 
 #if canImport(Glibc)
     import Glibc
@@ -194,7 +195,7 @@ struct MultipartFormParser {
                 value = []
             } else if byte == 13, name.isEmpty {
                 state = .headers(.blankLineFeed)
-            } else if Self.isTokenByte(byte) {
+            } else if HeaderSyntax.isTokenByte(byte) {
                 name.append(byte)
             } else {
                 throw Self.unparsable
@@ -231,20 +232,5 @@ struct MultipartFormParser {
 
     private static func tooMuchStructure(_ limit: Int) -> ReceiverError {
         .badRequest("malformed multipart/form-data body: more than \(limit >> 10) KiB of preamble or part headers")
-    }
-
-    /// RFC 9110 `tchar`: what a header name may hold.
-    private static func isTokenByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-            UInt8(ascii: "A")...UInt8(ascii: "Z"):
-            return true
-        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),
-            UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
-            UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
-            return true
-        default:
-            return false
-        }
     }
 }

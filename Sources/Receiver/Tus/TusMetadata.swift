@@ -1,4 +1,4 @@
-import FoundationEssentials
+import WireRules
 
 /// `Upload-Metadata`: comma-separated pairs of a key and an optional base64 value,
 /// e.g. `filename ZG9nLmpwZw==,filetype aW1hZ2UvanBlZw==,is_confidential`.
@@ -13,31 +13,16 @@ struct TusMetadata: Equatable, Codable {
         values = [:]
     }
 
-    /// Refuses what the spec forbids: empty or spaced keys, duplicate keys, values that are not base64.
-    /// Values are read as UTF-8; invalid sequences become U+FFFD rather than failing the upload.
+    /// Refuses what the spec forbids (`WireRules.TusMetadata.decode`). Values are read as
+    /// UTF-8; invalid sequences become U+FFFD rather than failing the upload.
     init(parsing header: String) throws(TusFailure) {
         self.header = header
-        values = [:]
-        guard header.contains(where: { $0 != " " }) else { return }
-        for pair in header.split(separator: ",", omittingEmptySubsequences: false) {
-            let words = pair.split(separator: " ", omittingEmptySubsequences: true)
-            guard let key = words.first.map(String.init), words.count <= 2 else {
-                throw .badRequest("Upload-Metadata: \"\(pair)\" is not a key and a base64 value")
-            }
-            guard values[key] == nil else {
-                throw .badRequest("Upload-Metadata: the key \"\(key)\" appears twice")
-            }
-            guard key.unicodeScalars.allSatisfy({ $0.isASCII && $0.value > 0x20 && $0.value < 0x7F }) else {
-                throw .badRequest("Upload-Metadata: the key \"\(key)\" holds characters other than visible ASCII")
-            }
-            if words.count == 2 {
-                guard let data = Data(base64Encoded: String(words[1])) else {
-                    throw .badRequest("Upload-Metadata: the value of \"\(key)\" is not base64")
-                }
-                values[key] = String(decoding: data, as: UTF8.self)
-            } else {
-                values[key] = ""
-            }
+        do {
+            let pairs = try WireRules.TusMetadata.decode(header)
+            values = Dictionary(
+                uniqueKeysWithValues: pairs.map { ($0.key, String(decoding: $0.value ?? [], as: UTF8.self)) })
+        } catch {
+            throw .badRequest(error.description)
         }
     }
 

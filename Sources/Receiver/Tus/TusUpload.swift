@@ -1,4 +1,5 @@
 import FoundationEssentials
+import WireRules
 
 /// One tus upload as the receiver keeps it: in memory, and as a JSON file beside its bytes so it outlives
 /// a restart. The offset is not in the JSON: it is the size of the bytes on disk.
@@ -44,7 +45,7 @@ struct TusUpload: Codable, Equatable {
     /// `Upload-Expires` in the HTTP date format, e.g. `Wed, 25 Nov 2026 18:00:00 GMT`.
     var expiresHeader: String? {
         guard let expires, !isComplete else { return nil }
-        return HTTPDate.format(expires)
+        return HTTPDate.format(secondsSince1970: Int64(expires.timeIntervalSince1970.rounded(.down)))
     }
 }
 

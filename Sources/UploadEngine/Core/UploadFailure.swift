@@ -1,4 +1,5 @@
 import FormData
+import WireRules
 
 /// Why an upload attempt or task failed. Each message says what was wrong
 /// and, where it helps, what to do.

@@ -1,3 +1,5 @@
+import WireRules
+
 /// A decoded JSON document that keeps the server's key order and number
 /// spelling, so the UI can show it as the server wrote it.
 public enum JSONValue: Sendable, Hashable {
@@ -80,12 +82,12 @@ public enum JSONValue: Sendable, Hashable {
             out.append(UInt8(ascii: ","))
         }
         for member in written {
-            writeQuoted(member.key, to: &out)
+            JSONString.write(member.key, to: &out)
             out.append(UInt8(ascii: ":"))
             out += member.json
             out.append(UInt8(ascii: ","))
         }
-        writeQuoted(key, to: &out)
+        JSONString.write(key, to: &out)
         out += [UInt8(ascii: ":"), UInt8(ascii: "[")]
         for (index, item) in items.enumerated() {
             if index > 0 { out.append(UInt8(ascii: ",")) }
@@ -96,7 +98,7 @@ public enum JSONValue: Sendable, Hashable {
     }
 
     private static func writeMember(_ member: Member, to out: inout [UInt8]) {
-        writeQuoted(member.key, to: &out)
+        JSONString.write(member.key, to: &out)
         out.append(UInt8(ascii: ":"))
         member.value.write(to: &out)
     }
@@ -117,7 +119,7 @@ public enum JSONValue: Sendable, Hashable {
                 item.write(to: &out)
             }
             out.append(UInt8(ascii: "]"))
-        case .string(let value): JSONValue.writeQuoted(value, to: &out)
+        case .string(let value): JSONString.write(value, to: &out)
         case .number(let literal):
             var literal = literal
             literal.withUTF8 { out.append(contentsOf: $0) }  // one copy, not a byte at a time
@@ -130,76 +132,12 @@ public enum JSONValue: Sendable, Hashable {
     private static let falseBytes = Array("false".utf8)
     private static let nullBytes = Array("null".utf8)
 
-    /// A JSON string literal: `"`, `\` and the C0 controls escaped, the rest as UTF-8;
-    /// DEL and the C1 controls too, so the line is safe to print to a terminal.
-    /// One pass over the string's own bytes, copying the runs between escapes.
-    private static func writeQuoted(_ text: String, to out: inout [UInt8]) {
-        var text = text
-        out.append(UInt8(ascii: "\""))
-        text.withUTF8 { bytes in
-            // Most strings need no escape: one scan, one copy.
-            guard bytes.contains(where: mayNeedEscape) else { return out.append(contentsOf: bytes) }
-            var run = 0
-            var index = 0
-            while index < bytes.count {
-                let byte = bytes[index]
-                index += 1
-                if byte == 0xC2, index < bytes.count, (0x80...0x9F).contains(bytes[index]) {
-                    // U+0080–U+009F, two bytes in UTF-8.
-                    out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run..<index - 1]))
-                    let value = bytes[index]
-                    out += Array("\\u00".utf8) + [hexDigits[Int(value >> 4)], hexDigits[Int(value & 15)]]
-                    index += 1
-                    run = index
-                    continue
-                }
-                guard byte < 0x20 || byte == 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else {
-                    continue
-                }
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run..<index - 1]))
-                run = index
-                switch byte {
-                case UInt8(ascii: "\""): out += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
-                case UInt8(ascii: "\\"): out += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
-                case 0x0A: out += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
-                case 0x0D: out += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
-                case 0x09: out += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
-                default: out += Array("\\u00".utf8) + [hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 15)]]
-                }
-            }
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run...]))
-        }
-        out.append(UInt8(ascii: "\""))
-    }
-
-    private static let hexDigits = Array("0123456789abcdef".utf8)
-
-    /// A byte `writeQuoted` escapes, or 0xC2, which starts U+0080–U+00BF
-    /// (escaped up to U+009F).
-    private static func mayNeedEscape(_ byte: UInt8) -> Bool {
-        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == 0x7F || byte == 0xC2
-    }
-
     /// The text with JSON string escapes, without the quotes: `"`, `\`,
     /// `\n`, `\r`, `\t`, and `\uXXXX` for other scalars that `needsEscape`
     /// picks (by default the C0 controls JSON requires).
     public static func escaped(
         _ text: some StringProtocol, needsEscape: (Unicode.Scalar) -> Bool = { $0.value < 0x20 }
     ) -> String {
-        var out = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where needsEscape(scalar):
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
+        JSONString.escaped(text, needsEscape: needsEscape)
     }
 }

@@ -1,6 +1,7 @@
 import Crypto
 import FormData
 import FoundationEssentials
+import WireRules
 
 /// S3 on the wire: the request each exchange of the multipart driver is
 /// (line, headers, body, before signing), and what each answer means to
@@ -15,7 +16,9 @@ extension UploadEngine {
             error.code == "RequestTimeTooSkewed"
         else { return nil }
         if let skew = error.skew { return skew }
-        return response.headers.value(of: "Date").flatMap(HTTPDate.parse).map { $0.timeIntervalSince(signedAt) }
+        return response.headers.value(of: "Date").flatMap { HTTPDate.parse($0) }.map {
+            TimeInterval($0) - signedAt.timeIntervalSince1970
+        }
     }
 
     /// The headers that carry a payload's checksum (for CRC32, with the

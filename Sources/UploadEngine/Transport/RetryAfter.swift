@@ -1,4 +1,5 @@
 import FoundationEssentials
+import WireRules
 
 /// `Retry-After` (RFC 9110, section 10.2.3): delay-seconds or an HTTP date.
 enum RetryAfter {
@@ -7,7 +8,7 @@ enum RetryAfter {
     static func parse(_ value: String, now: Date = Date()) -> Duration? {
         let trimmed = value.trimmingCharacters(in: " \t")
         if let seconds = Int(trimmed), seconds >= 0 { return .seconds(seconds) }
-        guard let date = HTTPDate.parse(trimmed) else { return nil }
-        return .milliseconds(max(0, Int(date.timeIntervalSince(now) * 1000)))
+        guard let seconds = HTTPDate.parse(trimmed) else { return nil }
+        return .milliseconds(max(0, Int((TimeInterval(seconds) - now.timeIntervalSince1970) * 1000)))
     }
 }

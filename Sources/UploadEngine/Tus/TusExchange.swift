@@ -98,25 +98,6 @@ struct TusServerCapabilities: Sendable, Hashable {
     func offers(_ extensionName: String) -> Bool { extensions.contains(extensionName) }
 }
 
-/// `Upload-Metadata`: comma-separated `key base64(value)` pairs.
-public enum TusMetadata {
-    static func encode(_ pairs: [HeaderField]) -> String {
-        pairs.map { pair in
-            pair.value.isEmpty
-                ? pair.name : pair.name + " " + String(decoding: Base64.encode(Array(pair.value.utf8)), as: UTF8.self)
-        }.joined(separator: ",")
-    }
-
-    /// Why `key` cannot be a metadata key (ASCII, no spaces or commas), or nil.
-    public static func problem(withKey key: String) -> String? {
-        if key.isEmpty { return "a tus metadata key cannot be empty" }
-        if key.utf8.contains(where: { $0 <= 0x20 || $0 >= 0x7F || $0 == UInt8(ascii: ",") }) {
-            return "tus metadata key \(String(reflecting: key)) must be ASCII with no spaces or commas"
-        }
-        return nil
-    }
-}
-
 extension [HeaderField] {
     /// The last value of a header, by case-insensitive name.
     func value(of name: String) -> String? {

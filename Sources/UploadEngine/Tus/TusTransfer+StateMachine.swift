@@ -1,4 +1,5 @@
 import FormData
+import WireRules
 
 /// A tus task's whole transfer, with no I/O: one upload
 /// (`TusUploadStateMachine`), or with `parallelParts` N and a server that
@@ -202,7 +203,9 @@ struct TusTransferStateMachine: Sendable {
         var headers = [
             HeaderField("Tus-Resumable", "1.0.0"), HeaderField("Upload-Concat", "final;" + urls.joined(separator: " ")),
         ]
-        if !metadata.isEmpty { headers.append(HeaderField("Upload-Metadata", TusMetadata.encode(metadata))) }
+        if !metadata.isEmpty {
+            headers.append(HeaderField("Upload-Metadata", TusMetadata.encode(metadata.map { ($0.name, $0.value) })))
+        }
         return control(TusExchange(kind: .create, url: endpoint, headers: headers, chunk: nil, checksum: nil))
     }
 

@@ -1,5 +1,6 @@
 import FormData
 import FoundationEssentials
+import WireRules
 
 /// A tus 1.0 upload with no I/O: answers in, the next exchange out. The
 /// engine runs one attempt of the task as a series of exchanges (`OPTIONS`
@@ -53,7 +54,7 @@ struct TusUploadStateMachine: Sendable {
         self.isStream = isStream
         self.endpoint = endpoint
         self.path = path
-        self.metadata = TusMetadata.encode(metadata)
+        self.metadata = TusMetadata.encode(metadata.map { ($0.name, $0.value) })
         self.settings = settings
         self.part = part
         self.server = server

@@ -1,6 +1,7 @@
 import Glibc
 import TerminalUI
 import UploadEngine
+import WireRules
 
 /// Where `hoist send` writes response bodies, as curl does: stdout, unless
 /// that is a terminal and the body is binary or holds escape sequences

@@ -3,6 +3,7 @@ import FormData
 import Glibc
 import TerminalUI
 import UploadEngine
+import WireRules
 
 /// Runs a `SendPlan` on the engine and reports: live rows on a terminal,
 /// response bodies or JSON lines on stdout, failures on stderr.

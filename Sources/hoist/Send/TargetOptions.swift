@@ -3,6 +3,7 @@ import FormData
 import FoundationEssentials
 import UploadEngine
 import UploadPlan
+import WireRules
 
 /// Where uploads go and how, as `hoist send` and `hoist tui` take it. Each
 /// value goes through the `TargetValue` validator a profile's key and the

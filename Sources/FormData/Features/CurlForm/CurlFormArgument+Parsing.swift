@@ -1,3 +1,5 @@
+import WireRules
+
 // curl's `formparse`: what kind of field an argument is, on top of the
 // tokens of `CurlFormScanner` and the header lines of `CurlFormHeaders`.
 extension CurlFormArgument {
@@ -73,7 +75,7 @@ extension CurlFormArgument {
             let path = try nonEmptyPath(parameters.data, after: "<", in: scanner)
             if let ignored = parameters.filename {
                 scanner.warnings.append(
-                    "filename=\(displayQuoted(ignored)) is ignored: a '<file' field is sent as text, without a filename"
+                    "filename=\(TerminalText.quoted(ignored)) is ignored: a '<file' field is sent as text, without a filename"
                         + " (curl: \"Field file name not allowed here\")")
             }
             result = CurlFormArgument(
@@ -100,7 +102,7 @@ extension CurlFormArgument {
     /// Why `name=@a,b` is refused, with the `-F` arguments to use instead.
     private static func severalFilesReason(name: String, files: [CurlFormScanner.Parameters]) -> String {
         let paths = files.map { String(decoding: $0.data, as: UTF8.self) }
-        let listed = paths.map { displayQuoted($0) }.joined(separator: ", ")
+        let listed = paths.map { TerminalText.quoted($0) }.joined(separator: ", ")
         let repeated = paths.map { path -> String in
             let needsQuotes = path.utf8.contains { $0 == CurlByte.comma || $0 == CurlByte.semicolon }
             return "-F " + shellQuoted("\(name)=@" + (needsQuotes ? curlQuoted(path) : path))
@@ -138,7 +140,7 @@ extension CurlFormArgument {
             guard header.name.lowercased() == "content-type" else { return true }
             if keptContentType {
                 notSent.append(
-                    "header \(displayQuoted("\(header.name): \(header.value)")) is not sent:"
+                    "header \(TerminalText.quoted("\(header.name): \(header.value)")) is not sent:"
                         + (contentType != nil ? " type= sets the Content-Type" : " an earlier header sets it"))
                 return false
             }

@@ -1,3 +1,5 @@
+import WireRules
+
 /// The custom headers of a form part, by curl's rules: the grammar of a
 /// `headers=@file` (curl's `read_field_headers`) and the `Name: value` shape
 /// Hoist needs from every line, whether written inline or read from a file.
@@ -54,7 +56,8 @@ enum CurlFormHeaders {
             guard !stripped.isEmpty else { return }
             guard stripped.count <= 998 else {
                 throw Refusal(
-                    reason: "headers file \(displayQuoted(path)), line \(headerLine): header is longer than 998 bytes"
+                    reason:
+                        "headers file \(TerminalText.quoted(path)), line \(headerLine): header is longer than 998 bytes"
                         + " (curl would truncate it)")
             }
             lines.append(Line(bytes: stripped, file: (path, headerLine)))
@@ -73,7 +76,8 @@ enum CurlFormHeaders {
             case CurlByte.hash where column == 0:
                 inComment = true
             case 0:
-                throw Refusal(reason: "headers file \(displayQuoted(path)), line \(lineNumber): contains a NUL byte")
+                throw Refusal(
+                    reason: "headers file \(TerminalText.quoted(path)), line \(lineNumber): contains a NUL byte")
             default:
                 break
             }
@@ -91,12 +95,12 @@ enum CurlFormHeaders {
     /// writes `Name: value`, so the line must have that shape. Optional white
     /// space around the value is not part of it (RFC 9110 section 5.5).
     static func field(_ line: Line) throws(Refusal) -> HeaderField {
-        let origin = line.file.map { " (headers file \(displayQuoted($0.path)), line \($0.line))" } ?? ""
+        let origin = line.file.map { " (headers file \(TerminalText.quoted($0.path)), line \($0.line))" } ?? ""
         guard let text = String(validating: line.bytes, as: UTF8.self) else {
             throw Refusal(reason: "header\(origin) is not valid UTF-8")
         }
-        let shown = displayQuoted(text)
-        if line.bytes.contains(where: { $0 == CurlByte.carriageReturn || $0 == CurlByte.newline || $0 == 0 }) {
+        let shown = TerminalText.quoted(text)
+        if line.bytes.contains(where: HeaderSyntax.isForbiddenInValue) {
             throw Refusal(reason: "header \(shown)\(origin) contains CR, LF or NUL; a header must be one line")
         }
         guard let colon = line.bytes.firstIndex(of: CurlByte.colon) else {
@@ -106,9 +110,9 @@ enum CurlFormHeaders {
         var value = line.bytes[(colon + 1)...]
         while let first = value.first, first == CurlByte.space || first == CurlByte.tab { value = value.dropFirst() }
         while let last = value.last, last == CurlByte.space || last == CurlByte.tab { value = value.dropLast() }
-        guard !name.isEmpty, name.utf8.allSatisfy(HeaderEncoding.isTokenCharacter) else {
+        guard HeaderSyntax.isToken(name) else {
             throw Refusal(
-                reason: "header \(shown)\(origin) has an invalid name \(displayQuoted(name)):"
+                reason: "header \(shown)\(origin) has an invalid name \(TerminalText.quoted(name)):"
                     + " use letters, digits and !#$%&'*+-.^_`|~ only")
         }
         if name.lowercased() == "content-disposition" {

@@ -1,3 +1,5 @@
+import WireRules
+
 // curl's `get_param_part`: a value followed by `;`-separated modifiers.
 extension CurlFormScanner {
     /// What `get_param_part` returns for one value.
@@ -58,7 +60,7 @@ extension CurlFormScanner {
             } else {
                 let unknown = word(until: endchar)
                 if !unknown.bytes.isEmpty {
-                    let shown = displayQuoted(String(decoding: unknown.bytes, as: UTF8.self))
+                    let shown = TerminalText.quoted(String(decoding: unknown.bytes, as: UTF8.self))
                     warnings.append("skipped unknown form field modifier \(shown) (curl: \"skip unknown form field\")")
                 }
             }
@@ -90,7 +92,7 @@ extension CurlFormScanner {
             contents = try headerFileReader(path)
         } catch {
             // curl only warns ("Cannot read from FILE") and sends the part without these headers.
-            throw self.error("cannot read headers file \(displayQuoted(path)): \(error)")
+            throw self.error("cannot read headers file \(TerminalText.quoted(path)): \(error)")
         }
         do throws(CurlFormHeaders.Refusal) {
             return try CurlFormHeaders.lines(inFile: contents, path: path)

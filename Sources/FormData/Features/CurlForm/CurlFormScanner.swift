@@ -1,3 +1,5 @@
+import WireRules
+
 /// The tokenizer under `CurlFormArgument.parse`: a byte-for-byte model of
 /// curl's `get_param_word` and `get_param_part` (src/tool_formparse.c).
 ///
@@ -62,7 +64,7 @@ struct CurlFormScanner {
             // "end quote is missing, treat it as non-quoted."
             let end = wordEnd(from: begin, until: endchar)
             warnings.append(
-                "no closing quote in \(displayQuoted(String(decoding: bytes[begin..<end], as: UTF8.self))):"
+                "no closing quote in \(TerminalText.quoted(String(decoding: bytes[begin..<end], as: UTF8.self))):"
                     + " sent as written, quote included, as curl does")
         }
         let end = wordEnd(from: begin, until: endchar)
@@ -93,7 +95,7 @@ struct CurlFormScanner {
                 if trailingData {
                     let written = String(decoding: bytes[begin..<position], as: UTF8.self)
                     warnings.append(
-                        "ignored what follows the closing quote in \(displayQuoted(written))"
+                        "ignored what follows the closing quote in \(TerminalText.quoted(written))"
                             + " (curl: \"Trailing data after quoted form parameter\")")
                 }
                 index = position
