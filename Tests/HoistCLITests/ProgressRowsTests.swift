@@ -43,9 +43,10 @@ import Testing
             let took = try String(contentsOfFile: work.path + "/took.txt", encoding: .utf8)
             let figures = took.split(whereSeparator: \.isWhitespace).compactMap { Double($0) }
             try #require(figures.count == 3, "\(took)")
-            // 5.3 s of CPU here in a debug build (4.6 s with stderr not a terminal);
-            // the old rows spent minutes drawing.
-            #expect(figures[1] + figures[2] < 20, "hoist send took \(took) (wall, user, system)")
+            // A debug build alone: 8.4-9.3 s of CPU (the same before and after
+            // the transfer registry); in full suite runs on two cores, up to 20.6 s.
+            // The old rows spent minutes drawing.
+            #expect(figures[1] + figures[2] < 40, "hoist send took \(took) (wall, user, system)")
         }
     }
 }
