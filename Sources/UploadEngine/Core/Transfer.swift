@@ -3,7 +3,7 @@ import ImagePrep
 
 /// How a request's body goes to the server: one exchange (`single`), or a
 /// resumable kind's protocol of several, carried out by its driver (see
-/// "Transfers" in docs/ARCHITECTURE.md). The kinds are not named here: each
+/// "Adding a transfer kind" in docs/ARCHITECTURE.md). The kinds are not named here: each
 /// brings its settings (`TransferSettings`) and is listed in `TransferKinds`.
 public struct Transfer: Sendable, Hashable, Codable {
     /// The kind's settings; `nil` when one request carries the whole body.

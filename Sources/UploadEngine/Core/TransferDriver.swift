@@ -5,7 +5,8 @@
 /// bar and checkpoints (`beginResumable`, `finishResumable`), cancel and
 /// request slots. A driver turns an attempt into exchanges and ends it
 /// through `finishResumable`. A new kind is a folder with its driver and
-/// one line in `Transfer.makeDriver` (docs/ARCHITECTURE.md, "Transfers").
+/// one line in `TransferKinds.builtIn` (docs/ARCHITECTURE.md, "Adding a
+/// transfer kind").
 protocol TransferDriver: AnyObject {
     /// Starts attempt `number` of task `id` (its record holds this driver).
     func start(_ id: TaskID, attempt number: Int, on engine: UploadEngine)
