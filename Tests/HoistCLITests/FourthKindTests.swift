@@ -62,7 +62,9 @@ final class LedgerDriver: TransferDriver {
         engine.beginResumable(record, attempt: number, totalBytes: Int64(bytes.count), offset: upload?.offset ?? 0)
         network(engine) { [upload] in
             // Ask what the server holds: a cut append may have left part of its bytes.
-            if let upload, let held = server.offset(upload.uploadID) { return LedgerCheckpoint(uploadID: upload.uploadID, offset: held, length: upload.length) }
+            if let upload, let held = server.offset(upload.uploadID) {
+                return LedgerCheckpoint(uploadID: upload.uploadID, offset: held, length: upload.length)
+            }
             return LedgerCheckpoint(uploadID: server.create(), offset: 0, length: Int64(bytes.count))
         } then: { result in
             guard engine.isCurrent(id, attempt: number), let record = engine.records[id] else { return }
@@ -89,7 +91,9 @@ final class LedgerDriver: TransferDriver {
             return engine.finishResumable(id, attempt: number, .success(answer), offset: upload.offset)
         }
         let piece = Array(bytes[offset..<min(bytes.count, offset + chunk)])
-        network(engine) { () throws(UploadFailure) in try server.append(upload.uploadID, at: upload.offset, piece) } then: { result in
+        network(engine) { () throws(UploadFailure) in
+            try server.append(upload.uploadID, at: upload.offset, piece)
+        } then: { result in
             guard engine.isCurrent(id, attempt: number), let record = engine.records[id] else { return }
             switch result {
             case .success(let held):
@@ -290,7 +294,8 @@ final class LedgerServer: @unchecked Sendable {
         let second = UploadEngine(
             configuration: .init(concurrency: 2, environment: [:]),
             monitors: [ClosureEventMonitor(queue: ui) { collected.add($0) }])
-        let restored = JournalRecorder(store: try JournalStore(directory: journal.path + "/b"), command: "test") { _ in }
+        let restored = JournalRecorder(store: try JournalStore(directory: journal.path + "/b"), command: "test") { _ in
+        }
         #expect(restored.restore(document.tasks, into: second).restored == 1)
         #expect(second.resumeInterrupted() == 1)
         let again = try #require(second.snapshots().first?.id)
@@ -304,7 +309,8 @@ final class LedgerServer: @unchecked Sendable {
         // The UI, fed the second run's events, lists the task and says where it lives.
         ui.sync {}
         var model = AppModel(
-            size: Size(width: 100, height: 30), target: .init(url: "http://ledger.invalid/uploads"), startDirectory: "/")
+            size: Size(width: 100, height: 30), target: .init(url: "http://ledger.invalid/uploads"), startDirectory: "/"
+        )
         for event in collected.events { _ = model.update(.engine(event)) }
         var grid = Grid(size: model.size)
         Screen.render(model, into: &grid)
@@ -341,7 +347,10 @@ final class LedgerServer: @unchecked Sendable {
         server.unavailable = true
         let failing = try engine.add(Self.request(path, server: name, retries: 2))
         let failed = try #require(await engine.result(of: failing))
-        guard case .failed(let failure) = failed.state else { Issue.record("\(failed.state)"); return }
+        guard case .failed(let failure) = failed.state else {
+            Issue.record("\(failed.state)")
+            return
+        }
         #expect(failure.description.contains("503"), "\(failure)")
         #expect(failed.attempts == 3)
         #expect(failed.note == "the ledger upload was deleted")

@@ -150,7 +150,8 @@ enum TasksView {
         if columns.eta {
             x +=
                 grid.put(
-                    TextWidth.fit(etaText(task, paused: paused, now: now), toColumns: Columns.etaWidth, alignRight: true), x: x,
+                    TextWidth.fit(
+                        etaText(task, paused: paused, now: now), toColumns: Columns.etaWidth, alignRight: true), x: x,
                     y: y,
                     style: Style.plain.dimmed, clip: rect) + 1
         }

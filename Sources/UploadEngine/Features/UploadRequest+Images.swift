@@ -43,7 +43,9 @@ extension UploadRequest {
                 }
                 request.body = .multipart(form)
             case .rawFile(let path, let type):
-                if let image = try prepare(path, filename: transfer.settings?.filename ?? baseName(of: path), type: type) {
+                if let image = try prepare(
+                    path, filename: transfer.settings?.filename ?? baseName(of: path), type: type)
+                {
                     request.body = .rawFile(path: image.path, contentType: image.contentType)
                     request.carry(image)
                 }

@@ -60,7 +60,8 @@ extension S3Settings: TransferKind {
     public mutating func carry(_ image: PreparedImage, url: inout String) {
         guard keyIsFileName == true else { return }
         var moved = location
-        let prefix = moved.key[..<(moved.key.lastIndex(of: "/").map { moved.key.index(after: $0) } ?? moved.key.startIndex)]
+        let prefix = moved.key[
+            ..<(moved.key.lastIndex(of: "/").map { moved.key.index(after: $0) } ?? moved.key.startIndex)]
         moved.key = prefix + image.filename
         guard let line = try? endpoint.line("PUT", moved) else { return }
         location = moved

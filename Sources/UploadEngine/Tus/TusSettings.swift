@@ -106,4 +106,3 @@ extension Transfer {
 
     public var tus: TusSettings? { settings(as: TusSettings.self) }
 }
-
