@@ -19,6 +19,8 @@ public struct TaskList: Sendable {
     /// Ids shown, in order: all tasks, or those matching the filter.
     public private(set) var visible: [TaskID] = []
     private var visibleSet: Set<TaskID> = []
+    /// How many tasks are chained right after each task.
+    private var followerCounts: [TaskID: Int] = [:]
 
     public init() {}
 
@@ -36,6 +38,7 @@ public struct TaskList: Sendable {
         if let old { totals.subtract(old) }
         totals.add(snapshot)
         guard let old else {
+            if let before = snapshot.dependency { followerCounts[before, default: 0] += 1 }
             let place = place(of: snapshot)
             order.insert(snapshot.id, at: place)
             if place < order.count - 1 {
@@ -45,6 +48,10 @@ public struct TaskList: Sendable {
                 visibleSet.insert(snapshot.id)
             }
             return false
+        }
+        if old.dependency != snapshot.dependency {
+            if let before = old.dependency { followerCounts[before, default: 1] -= 1 }
+            if let before = snapshot.dependency { followerCounts[before, default: 0] += 1 }
         }
         if old.priority != snapshot.priority || old.sequence != snapshot.sequence {
             order.removeAll { $0 == snapshot.id }
@@ -77,6 +84,7 @@ public struct TaskList: Sendable {
     public mutating func remove(_ id: TaskID) {
         guard let old = byID.removeValue(forKey: id)?.snapshot else { return }
         totals.subtract(old)
+        if let before = old.dependency { followerCounts[before, default: 1] -= 1 }
         order.removeAll { $0 == id }
         if visibleSet.remove(id) != nil { visible.removeAll { $0 == id } }
     }
@@ -172,7 +180,7 @@ public struct TaskList: Sendable {
 
     /// Whether a task is chained right after `id`.
     public func hasFollowers(_ id: TaskID) -> Bool {
-        order.contains { self[$0]?.dependency == id }
+        followerCounts[id, default: 0] > 0
     }
 
     /// The tasks chained after `id` (directly or through others), in chain

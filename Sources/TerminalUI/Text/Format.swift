@@ -27,9 +27,9 @@ public enum Format {
         return "\(total / 3600)h" + twoDigits(total / 60 % 60) + "m"
     }
 
-    /// `retry in 13s`, counting down to the retry due at `at`.
-    public static func retryIn(_ at: ContinuousClock.Instant, now: ContinuousClock.Instant) -> String {
-        "retry in " + duration(max(.zero, at - now))
+    /// The time left until `at` (a retry's), never below 0.
+    public static func countdown(to at: ContinuousClock.Instant, now: ContinuousClock.Instant) -> String {
+        duration(max(.zero, at - now))
     }
 
     /// `35 ms`, `7.2 s`, then as `duration`: `1m11s`.

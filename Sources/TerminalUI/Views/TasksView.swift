@@ -185,7 +185,7 @@ enum TasksView {
         case .awaitingResponse: return "waiting"
         case .queued: return paused ? "paused" : "queued"
         case .waitingForDependency: return "after"
-        case .waitingToRetry(let at): return "retry " + Format.duration(max(.zero, at - now))
+        case .waitingToRetry(let at): return "retry " + Format.countdown(to: at, now: now)
         case .interrupted(nil): return task.request.isResumable ? "resumable" : "to resend"
         case .interrupted: return "changed"
         case .cancelled where task.isPaused: return "paused"

@@ -80,7 +80,7 @@ public enum TransferRows {
         // A resumed upload says where it went on from (its bar starts there).
         case .sending: return task.resumedFrom.map { "from " + Format.bytes($0) } ?? "sending" + attempt
         case .awaitingResponse: return "waiting reply"
-        case .waitingToRetry(let at): return Format.retryIn(at, now: now)
+        case .waitingToRetry(let at): return "retry in " + Format.countdown(to: at, now: now)
         case .succeeded: return "done " + (task.response.map { "\($0.status)" } ?? "")
         case .failed(let failure):
             if let status = task.response?.status { return "failed \(status)" }
