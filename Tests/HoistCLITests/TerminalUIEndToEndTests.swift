@@ -127,7 +127,8 @@ import Testing
             let tmux = try await Tmux.start(width: 120, height: 40, in: work)
             defer { Task { await tmux.kill() } }
             try await tmux.type(
-                "S=$(stty -g); \(hoistBinary) tui \(receiver.baseURL)/upload; echo EXIT=$?; [ \"$(stty -g)\" = \"$S\" ] && echo TTY-\"\"RESTORED"
+                "S=$(stty -g); \(hoistBinary) tui \(receiver.baseURL)/upload; E=$?; "
+                    + "[ \"$(stty -g)\" = \"$S\" ] && T=TTY-\"\"RESTORED || T=TTY-\"\"CHANGED; echo EXIT=$E $T"
             )
             try await tmux.press("Enter")
             try await tmux.waitFor("the UI") { $0.text.contains("Hoist") && $0.text.contains("no files yet") }
@@ -187,7 +188,8 @@ import Testing
             #expect(uploads == 2)
 
             try await tmux.press("q")
-            screen = try await tmux.waitFor("the shell again") { $0.text.contains("EXIT=0") }
+            // One line says both, so the capture never falls between the exit status and the check.
+            screen = try await tmux.waitFor("the shell again") { $0.text.contains("EXIT=0 TTY-") }
             // The tty modes are exactly as before, and the UI left the alternate screen.
             #expect(screen.text.contains("TTY-RESTORED"))
             #expect(!screen.text.contains("Tasks"))

@@ -221,7 +221,7 @@ import Testing
         let expected = try #require(sha256(ofFile: path))
         try await withReceiver { server in
             let result = try await Curl.run(["-F", "note=big", "-F", "big=@\(path)", server.url + "/upload"])
-            #expect(result.status == 200)
+            try #require(result.status == 200, "curl exit \(result.exitCode): \(result.stderr)")
             let file = try #require(try result.upload().file("big"))
             #expect(file.size == 200 << 20)
             #expect(file.sha256 == expected)

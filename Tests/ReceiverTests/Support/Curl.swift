@@ -44,7 +44,9 @@ enum Curl {
             "/usr/bin/curl",
             ["--silent", "--show-error", "--max-time", "300", "-o", bodyPath, "-D", headersPath, "-w", "%{http_code}"]
                 + arguments,
-            timeout: .seconds(90))
+            // curl's own --max-time ends it first; a full parallel suite on two cores has been seen
+            // to hold a 200 MB upload past 90 s (it takes 1-8 s alone).
+            timeout: .seconds(310))
         let read = { (path: String) in FileManager.default.contents(atPath: path) ?? Data() }
         let headers = String(decoding: read(headersPath), as: UTF8.self)
         let blocks = headers.components(separatedBy: "\r\n\r\n").filter { !$0.isEmpty }
