@@ -14,6 +14,9 @@ public struct Target: Sendable, Hashable, Codable {
         case urlencoded = "urlencoded"
         case json = "JSON"
 
+        /// "multipart, base64 JSON, raw file, urlencoded or JSON".
+        public static var names: String { TargetValue.list(allCases.map(\.rawValue)) }
+
         public var usesFiles: Bool { self == .multipart || self == .base64JSON || self == .raw }
         public var usesFields: Bool { self != .raw }
     }
@@ -53,6 +56,11 @@ public struct Target: Sendable, Hashable, Codable {
     public var s3: S3TargetOptions
     /// How image files are prepared before they go; `nil` sends them as they are.
     public var images: ImageSettings?
+    /// `images`, with the defaults when there are none: what the image options set.
+    public var imageSettings: ImageSettings {
+        get { images ?? ImageSettings() }
+        set { images = newValue == ImageSettings() ? nil : newValue }
+    }
 
     public init(
         url: String = "", method: UploadRequest.Method = .post, bodyKind: BodyKind = .multipart,

@@ -299,6 +299,29 @@ public enum TargetValue {
         return expectation
     }
 
+    /// `true` or `false`, as a profile's TOML and a switch give it.
+    public static func boolean(_ text: String) throws(TargetValueError) -> Bool {
+        switch trimmed(text[...]).lowercased() {
+        case "true": return true
+        case "false": return false
+        default: throw TargetValueError("\(quoted(text)) is not true or false")
+        }
+    }
+
+    /// A name such as a region or a profile of ~/.aws: not empty, on one line.
+    public static func name(_ text: String) throws(TargetValueError) -> String {
+        let name = trimmed(text[...])
+        guard !name.isEmpty, !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+            throw TargetValueError("\(quoted(text)) is not a name: give one word, e.g. eu-central-1")
+        }
+        return name
+    }
+
+    /// A Content-Type header value.
+    public static func contentType(_ text: String) throws(TargetValueError) -> String {
+        try header(name: "Content-Type", value: trimmed(text[...])).value
+    }
+
     /// The form field files are sent in.
     public static func fieldName(_ text: String) throws(TargetValueError) -> String {
         guard !text.isEmpty else { throw TargetValueError("the form field name is empty") }

@@ -1,3 +1,5 @@
+import UploadPlan
+
 /// Rewrites curl-style arguments that swift-argument-parser cannot express:
 ///
 /// - `--json DOC` (a JSON body, as in curl) versus `--json` alone (JSON lines
@@ -13,6 +15,9 @@
 /// - `-Fname=value` (curl's attached value) and `-sF name=value` (short flags
 ///   joined to the option) are read as curl reads them, for `-T` and `-H` too
 ///   (`ArgumentTokenizer`, which the secret blanking reads as well).
+/// - The target options (`TargetOption.all`: `--retries`, `--chunk-size`,
+///   `--tus`...) of `hoist send` and `hoist tui` go in one hidden argument,
+///   each value after its flag, for `TargetOptions` to check with the table.
 /// - The UI's files (`hoist URL *.jpg`, `hoist tui ...`) go in one hidden argument too.
 enum ArgumentRewriter {
     /// Joins the values in a hidden argument: no argument can hold a NUL.
@@ -21,6 +26,7 @@ enum ArgumentRewriter {
     static let formParts = "--form-parts"
     static let uploadFileList = "--upload-file-list"
     static let headerList = "--header-list"
+    static let targetSettings = "--target-settings"
     /// A repeatable option gathered into a hidden one: by long name.
     private struct Gathered {
         var hidden: String
@@ -42,9 +48,9 @@ enum ArgumentRewriter {
 
     static func rewrite(_ arguments: [String]) -> [String] {
         switch arguments.first {
-        case "tui": return ["tui"] + gatherFiles(Array(arguments.dropFirst()))
+        case "tui": return ["tui"] + gatherFiles(takeTargetOptions(Array(arguments.dropFirst())))
         case "send": return rewriteSend(arguments)
-        case let first? where !notTheUI.contains(first): return gatherFiles(arguments)
+        case let first? where !notTheUI.contains(first): return gatherFiles(takeTargetOptions(arguments))
         default: return arguments
         }
     }
@@ -75,26 +81,61 @@ enum ArgumentRewriter {
                 values[option.hidden, default: []] += option.named ? [token.option.long, token.value] : [token.value]
                 if let flags = token.flags { out.append(flags) }
                 index = token.argument
+            } else if let pair = targetOption(at: index, of: arguments, tokens) {
+                values[targetSettings, default: []] += [pair.flag, pair.value]
+                if let flags = tokens[index]?.flags { out.append(flags) }
+                index = tokens[index]?.argument ?? index
             } else {
                 out.append(argument)
             }
             index += 1
         }
         var hidden: [String] = []
-        for name in [formParts, uploadFileList, headerList] {
+        for name in [formParts, uploadFileList, headerList, targetSettings] {
             // Attached: a value that starts with a dash stays the option's value.
             if let joined = values[name] { hidden.append(name + "=" + joined.joined(separator: String(separator))) }
         }
         return ["send"] + hidden + out.dropFirst() + rest
     }
 
-    /// The options of `hoist [tui]` that take the next word as their value
-    /// (`uiOptionsThatTakeAValueAreKnown` checks this against argument-parser).
-    static let uiValueOptions: Set<String> = [
-        "--profile", "--concurrency", "--limit-rate", "--chunk-size", "--parallel-parts", "--endpoint", "--region",
-        "--aws-profile", "--part-size", "--part-concurrency", "--storage-class", "--acl", "--checksum",
-        "--content-type", fileList, "--generate-completion-script",
-    ]
+    /// The options of `hoist [tui]` that take the next word as their value,
+    /// once the target options are out (`uiOptionsThatTakeAValueAreKnown`
+    /// checks this against argument-parser).
+    static let uiValueOptions: Set<String> = ["--profile", fileList, targetSettings, "--generate-completion-script"]
+
+    /// The target option at `index` (`--retries 5`, `-XPUT`, `--tus`) as its flag and value.
+    private static func targetOption(at index: Int, of arguments: [String], _ tokens: [Int: ArgumentTokenizer.Token])
+        -> (flag: String, value: String)?
+    {
+        if let token = tokens[index] {
+            return TargetOption.flagged(token.option.long) == nil ? nil : (token.option.long, token.value)
+        }
+        guard let flag = TargetOption.flagged(arguments[index])?.flag, !flag.takesValue else { return nil }
+        return (flag.long, flag.switchValue)
+    }
+
+    /// The UI's arguments with the target options (up to `--`) in `--target-settings`.
+    private static func takeTargetOptions(_ arguments: [String]) -> [String] {
+        let tokens = Dictionary(
+            ArgumentTokenizer.tokens(arguments).map { ($0.optionArgument, $0) }, uniquingKeysWith: { first, _ in first }
+        )
+        var out: [String] = []
+        var pairs: [String] = []
+        var index = 0
+        while index < arguments.count, arguments[index] != "--" {
+            if let pair = targetOption(at: index, of: arguments, tokens) {
+                pairs += [pair.flag, pair.value]
+                if let flags = tokens[index]?.flags { out.append(flags) }
+                index = tokens[index]?.argument ?? index
+            } else {
+                out.append(arguments[index])
+            }
+            index += 1
+        }
+        out += arguments[index...]
+        guard !pairs.isEmpty else { return out }
+        return [targetSettings + "=" + pairs.joined(separator: String(separator))] + out
+    }
 
     /// The UI's words (`hoist URL *.jpg`: the URL and one word per file), all
     /// in `--file-list`, in order; `TUICommand` takes the first as the URL

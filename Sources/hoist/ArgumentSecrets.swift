@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import UploadEngine
+import UploadPlan
 
 /// The secrets given on the command line: `-u`'s password, the values of
 /// secret `-H` headers (by name, or marked with `--secret-header`), of
@@ -107,7 +108,9 @@ struct ArgumentSecrets {
             guard Secrets.isSecretField(name, marked: fields) else { return [] }
             return [(equals + 1)..<bytes.count]
         default:
-            return []
+            // A target option's URL (`--endpoint`) may hold a password or a signed query.
+            guard TargetOption.flagged(option) != nil, value.contains("://") else { return [] }
+            return Secrets.credentialRanges(inURL: value)
         }
     }
 

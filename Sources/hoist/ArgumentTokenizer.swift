@@ -1,3 +1,5 @@
+import UploadPlan
+
 /// The one reading of the options that take a value, in every spelling
 /// Hoist accepts, as curl reads them: `-H v`, `-Hv`, `-sH v` and `-sHv`
 /// (short flags joined before it), `--header v` and `--header=v`.
@@ -11,13 +13,17 @@ enum ArgumentTokenizer {
     }
 
     /// The options that take a value and that the rewriter or the secret
-    /// blanking reads; argument-parser declares the rest.
-    static let valueOptions = [
-        ValueOption(short: "F", long: "--form"), ValueOption(long: "--form-string"), ValueOption(long: "--each"),
-        ValueOption(short: "T", long: "--upload-file"), ValueOption(short: "H", long: "--header"),
-        ValueOption(short: "u", long: "--user"), ValueOption(long: "--token"), ValueOption(long: "--secret-header"),
-        ValueOption(long: "--secret"),
-    ]
+    /// blanking reads: these, and every target option of `TargetOption.all`.
+    static let valueOptions =
+        [
+            ValueOption(short: "F", long: "--form"), ValueOption(long: "--form-string"), ValueOption(long: "--each"),
+            ValueOption(short: "T", long: "--upload-file"), ValueOption(short: "H", long: "--header"),
+            ValueOption(short: "u", long: "--user"), ValueOption(long: "--token"),
+            ValueOption(long: "--secret-header"), ValueOption(long: "--secret"),
+        ]
+        + TargetOption.all.compactMap { option in
+            option.flag.flatMap { $0.takesValue ? ValueOption(short: $0.short, long: $0.long) : nil }
+        }
 
     /// `hoist send`'s short flags that take no value, which may be joined before a short option (`-sF`).
     static let shortFlags: Set<Character> = ["s", "v", "k"]

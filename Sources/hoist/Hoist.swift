@@ -65,7 +65,12 @@ struct Hoist: AsyncParsableCommand {
         } catch {
             let code = exitCode(for: error)
             if code == .success {
-                print(fullMessage(for: error))
+                let message = fullMessage(for: error)
+                // The target options are the table's, which argument-parser does not list.
+                let takesTargetOptions = ["USAGE: hoist send", "USAGE: hoist tui", "USAGE: hoist [<"].contains {
+                    message.contains($0)
+                }
+                print(message + (takesTargetOptions ? "\n" + TargetOptions.help + "\n" : ""))
                 Glibc.exit(0)
             }
             printError(fullMessage(for: error))

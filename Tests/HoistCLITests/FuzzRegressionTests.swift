@@ -66,7 +66,7 @@ import Testing
             [[[v'''
             """)
         #expect(profiles["demo"]?.url == "http://127.0.0.1/[{")
-        #expect(profiles["demo"]?.expect == ["a", "[{", "[{ multi-line \"\"\" "])
+        #expect(profiles["demo"]?.options["expect"] == ["a", "[{", "[{ multi-line \"\"\" "])
         #expect(profiles["demo"]?.fields?.first?.value == "[[[v")
         // An array of arrays is TOML; the profile refuses the key, not the brackets.
         #expect(message("[demo]\nx = [\n[{a = 1}],\n]\n")?.contains("unknown key") == true)

@@ -33,6 +33,11 @@ struct OneTargetModelTests {
 
         """
 
+    /// `hoist send ARGUMENTS` as `Hoist.main` parses it: rewritten first (the target options go in one hidden argument).
+    static func send(_ arguments: [String]) throws -> SendCommand {
+        try SendCommand.parse(Array(ArgumentRewriter.rewrite(["send"] + arguments).dropFirst()))
+    }
+
     /// Requests with the random boundary fixed, so equal uploads compare equal.
     func normalized(_ requests: [UploadRequest]) throws -> [UploadRequest] {
         try requests.map { request in
@@ -87,10 +92,10 @@ struct OneTargetModelTests {
         try Data("jpeg".utf8).write(to: URL(fileURLWithPath: front))
 
         let loaded = try profile(Self.profileText, in: directory)
-        let fromProfile = try SendPlan(command: SendCommand.parse(["-F", "image=@\(front)"]), profile: loaded)
+        let fromProfile = try SendPlan(command: Self.send(["-F", "image=@\(front)"]), profile: loaded)
 
         let fromFlags = try SendPlan(
-            command: SendCommand.parse([
+            command: Self.send([
                 "https://api.example.com/ocr", "-X", "PUT", "--expect", "RETCODE=0000", "--message-path", "RETMSG",
                 "--retries", "5", "--timeout", "120", "--connect-timeout", "2.5", "--idle-timeout", "7",
                 "-H", "X-Trace: abc", "-F", "user_id=42", "-F", "image=@\(front)",
@@ -134,9 +139,9 @@ struct OneTargetModelTests {
             region = "eu-central-1"
             aws_profile = "work"
             """, in: directory)
-        let fromProfile = try SendPlan(command: SendCommand.parse(["-T", file]), profile: loaded)
+        let fromProfile = try SendPlan(command: Self.send(["-T", file]), profile: loaded)
         let fromFlags = try SendPlan(
-            command: SendCommand.parse([
+            command: Self.send([
                 "s3://my-bucket/db/", "-T", file, "--endpoint", "http://127.0.0.1:9000", "--region", "eu-central-1",
                 "--aws-profile", "work",
             ]))
@@ -170,7 +175,7 @@ struct OneTargetModelTests {
         let directory = TemporaryDirectory()
         let loaded = try profile(Self.profileText, in: directory)
         let plan = try SendPlan(
-            command: SendCommand.parse(["--retries", "0", "-H", "x-trace: mine", "-F", "user_id=7", "-F", "a=b"]),
+            command: Self.send(["--retries", "0", "-H", "x-trace: mine", "-F", "user_id=7", "-F", "a=b"]),
             profile: loaded)
         let request = try #require(plan.requests.first)
         #expect(request.url == "https://api.example.com/ocr" && request.method == .put)
@@ -188,9 +193,9 @@ struct OneTargetModelTests {
         let loaded = try profile(
             "[form]\nurl = \"https://a.example/x\"\nbody = \"urlencoded\"\n[[form.fields]]\nname = \"a b\"\nvalue = \"1&2\"\n",
             in: directory)
-        let plan = try SendPlan(command: SendCommand.parse([]), profile: loaded)
+        let plan = try SendPlan(command: Self.send([]), profile: loaded)
         #expect(plan.requests.map(\.body) == [.urlencoded(URLEncodedForm(fields: [FormField("a b", "1&2")]))])
-        let overridden = try SendPlan(command: SendCommand.parse(["-F", "c=3"]), profile: loaded)
+        let overridden = try SendPlan(command: Self.send(["-F", "c=3"]), profile: loaded)
         guard case .multipart(let form) = overridden.requests.first?.body else {
             Issue.record("-F asks for multipart")
             return
@@ -243,7 +248,7 @@ struct OneTargetModelTests {
         }
         do {
             _ = try SendPlan(
-                command: SendCommand.parse((givesURL ? [] : ["https://a.example/x"]) + ["-F", "a=b"] + option))
+                command: Self.send((givesURL ? [] : ["https://a.example/x"]) + ["-F", "a=b"] + option))
             Issue.record("command line took \(option)")
         } catch {
             let text = SendCommand.fullMessage(for: error)
@@ -271,7 +276,7 @@ struct OneTargetModelTests {
             #expect("\(error)" == "profile \"bad\": headers[0]: \(expected)")
         }
         do {
-            _ = try SendPlan(command: SendCommand.parse(["https://a.example/x", "-F", "a=b", "-H", "X Trace: 1"]))
+            _ = try SendPlan(command: Self.send(["https://a.example/x", "-F", "a=b", "-H", "X Trace: 1"]))
             Issue.record("command line took the header")
         } catch {
             #expect(SendCommand.fullMessage(for: error).contains(expected))

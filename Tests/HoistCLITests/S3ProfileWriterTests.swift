@@ -21,7 +21,7 @@ import UploadPlan
         let path = directory.file("profiles.toml", text: text)
         let loaded = try Profile.load("backups", from: path, environment: [:])
         #expect(loaded.settings.url == "s3://my-bucket/nightly/")
-        #expect(loaded.settings.s3 == options)
+        #expect(loaded.settings.target.s3 == options)
         // A target with no S3 URL writes none of the S3 keys.
         let plain = Profile.table(
             name: "p", target: Target(url: "https://example.com/upload", s3: options), entries: [], origin: nil)
@@ -38,6 +38,6 @@ import UploadPlan
         #expect(text.contains("image_quality = 50\nimage_max_dim = 1600\nimage_max_bytes = \"2M\""), "\(text)")
         let folder = TemporaryDirectory()
         let path = folder.file("profiles.toml", text: text)
-        #expect(try Profile.load("idcard", from: path, environment: [:]).settings.images == images)
+        #expect(try Profile.load("idcard", from: path, environment: [:]).settings.target.images == images)
     }
 }

@@ -118,7 +118,10 @@ import Testing
             "https://x/up", "--concurrency", "2", "a.jpg", "-k", "b.jpg", "--", "-c.jpg",
         ])
         #expect(
-            rewritten == ["--file-list", "https://x/up\u{0}a.jpg\u{0}b.jpg\u{0}-c.jpg", "--concurrency", "2", "-k"])
+            rewritten == [
+                "--file-list", "https://x/up\u{0}a.jpg\u{0}b.jpg\u{0}-c.jpg", "--target-settings=--concurrency\u{0}2",
+                "-k",
+            ])
         #expect(
             ArgumentRewriter.rewrite(["tui", "--profile", "ocr", "front.jpg"]) == [
                 "tui", "--profile", "ocr", "front.jpg",

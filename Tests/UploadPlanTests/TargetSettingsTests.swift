@@ -4,26 +4,30 @@ import UploadEngine
 import UploadPlan
 
 struct TargetSettingsTests {
-    @Test func theUpperSourceWinsValueByValue() {
-        let profile = TargetSettings(
-            url: "https://p.example/u", method: .put, retries: 5, timeout: .seconds(60),
+    @Test func theUpperSourceWinsValueByValue() throws {
+        var profile = TargetSettings(
+            url: "https://p.example/u",
             entries: [
                 FormEntry(kind: .field, name: "user", value: "p"),
                 FormEntry(kind: .field, name: "kept", value: "yes"),
                 FormEntry(kind: .header, name: "authorization", value: "Bearer p"),
                 FormEntry(kind: .header, name: "X-Kept", value: "1"),
             ])
-        let flags = TargetSettings(
-            url: "https://c.example/u", retries: 0,
+        try profile.set("method", "put")
+        try profile.set("retries", "5")
+        try profile.set("timeout", "60")
+        var flags = TargetSettings(
+            url: "https://c.example/u",
             entries: [
                 FormEntry(kind: .header, name: "Authorization", value: "Bearer c"),
                 FormEntry(kind: .field, name: "user", value: "c"),
             ])
+        try flags.set("retries", "0")
         let merged = flags.over(profile)
         #expect(merged.url == "https://c.example/u")
-        #expect(merged.method == .put, "not given on the command line: the profile's")
-        #expect(merged.retries == 0, "0 is a value, not absence")
-        #expect(merged.timeout == .seconds(60))
+        #expect(merged.target.method == .put, "not given on the command line: the profile's")
+        #expect(merged.target.retries == 0, "0 is a value, not absence")
+        #expect(merged.target.timeouts.total == .seconds(60))
         #expect(
             merged.entries.map { "\($0.name)=\($0.value)" } == [
                 "kept=yes", "X-Kept=1", "Authorization=Bearer c", "user=c",

@@ -23,76 +23,42 @@ extension Profile {
                 throw ProfileValueError("\(key): \(error.description)")
             }
         }
-        /// `key: what is wrong` for a value that is not text (a number of seconds, of retries...).
-        func checkNumber<Value, Checked>(
-            _ value: Value?, _ key: String, _ validate: (Value) throws(TargetValueError) -> Checked
-        ) throws(ProfileValueError) -> Checked? {
-            guard let value else { return nil }
-            do { return try validate(value) } catch { throw ProfileValueError("\(key): \(error.description)") }
-        }
         settings.url = try check(raw.url, "url", TargetValue.url)
         rawURL = raw.url
-        settings.method = try check(raw.method, "method", TargetValue.method)
-        settings.bodyKind = try check(raw.body, "body", TargetValue.bodyKind)
-        settings.fileField = try check(raw.field, "field", TargetValue.fieldName)
-        if let expect = raw.expect {
-            var expectations: [SuccessRule.Expectation] = []
-            for (index, item) in expect.enumerated() {
-                expectations.append(try check(item, "expect[\(index)]", TargetValue.expectation)!)
-            }
-            settings.expectations = expectations
-        }
-        settings.messagePath = try raw.message.map { text throws(ProfileValueError) in
-            try EnvironmentExpansion.expand(text, key: "message", environment: environment)
-        }
-        settings.retries = try checkNumber(raw.retries, "retries", TargetValue.retries)
-        settings.concurrency = try checkNumber(raw.concurrency, "concurrency", TargetValue.concurrency)
-        settings.limitRate = try check(raw.limitRate, "limit_rate", TargetValue.limitRate)
-        settings.timeout = try checkNumber(raw.timeout, "timeout", TargetValue.seconds)
-        settings.connectTimeout = try checkNumber(raw.connectTimeout, "connect_timeout", TargetValue.seconds)
-        settings.idleTimeout = try checkNumber(raw.idleTimeout, "idle_timeout", TargetValue.seconds)
         // S3: `transfer = "s3"` with bucket and prefix, or an s3:// url.
-        let s3Transfer = raw.transfer?.lowercased() == "s3"
-        if !s3Transfer { settings.transfer = try check(raw.transfer, "transfer", TargetValue.transfer) }
+        var given = raw.options
+        let s3Transfer = given["transfer"].map { $0.map { $0.lowercased() } == ["s3"] } ?? false
+        if s3Transfer { given["transfer"] = nil }
         if let bucket = raw.bucket, s3Transfer || settings.url.map(S3Location.isS3URL) == true {
             guard raw.url == nil else { throw ProfileValueError("bucket: give either url or bucket and prefix") }
             let prefix = raw.prefix.map { $0.isEmpty || $0.hasSuffix("/") ? $0 : $0 + "/" } ?? ""
             settings.url = try check("s3://\(bucket)/\(prefix)", "bucket", TargetValue.url)
         }
-        if settings.url.map(S3Location.isS3URL) == true {
-            var s3 = S3TargetOptions()
-            s3.endpoint = try check(raw.endpoint, "endpoint", TargetValue.url)
-            s3.region = try check(raw.region, "region") { $0 }
-            s3.awsProfile = try check(raw.awsProfile, "aws_profile") { $0 }
-            s3.partSize = try check(raw.partSize, "part_size", TargetValue.partSize)
-            s3.partConcurrency =
-                try checkNumber(raw.partConcurrency, "part_concurrency", TargetValue.concurrency)
-                ?? S3Settings.defaultPartConcurrency
-            s3.storageClass = try check(raw.storageClass, "storage_class", TargetValue.storageClass)
-            s3.acl = try check(raw.acl, "acl", TargetValue.acl)
-            s3.checksum = try check(raw.checksum, "checksum", TargetValue.s3Checksum)
-            settings.s3 = s3
-        } else if s3Transfer {
-            throw ProfileValueError("transfer = \"s3\" needs bucket (and prefix), or an s3:// url")
-        } else {
-            let s3Keys: [(String, Any?)] = [
-                ("bucket", raw.bucket), ("prefix", raw.prefix), ("endpoint", raw.endpoint), ("region", raw.region),
-                ("aws_profile", raw.awsProfile), ("part_size", raw.partSize), ("part_concurrency", raw.partConcurrency),
-                ("storage_class", raw.storageClass), ("acl", raw.acl), ("checksum", raw.checksum),
-            ]
-            if let key = s3Keys.first(where: { $0.1 != nil })?.0 {
+        let isS3 = settings.url.map(S3Location.isS3URL) == true
+        if s3Transfer, !isS3 { throw ProfileValueError("transfer = \"s3\" needs bucket (and prefix), or an s3:// url") }
+        if !isS3 {
+            let s3Keys = ["bucket", "prefix"] + TargetOption.all.filter { $0.scope == .s3 }.map(\.key)
+            let present = Set(given.keys).union(
+                [raw.bucket.map { _ in "bucket" }, raw.prefix.map { _ in "prefix" }]
+                    .compactMap { $0 })
+            if let key = s3Keys.first(where: present.contains) {
                 throw ProfileValueError("\(key): goes with transfer = \"s3\" (or an s3:// url)")
             }
         }
-        settings.chunkSize = try check(raw.chunkSize, "chunk_size", TargetValue.chunkSize)
-        settings.parallelParts = try checkNumber(raw.parallelParts, "parallel_parts", TargetValue.parallelParts)
-        let images = ImageSettings(
-            quality: try check(raw.imageQuality.map(String.init), "image_quality", TargetValue.imageQuality),
-            maxDimension: try check(raw.imageMaxDim.map(String.init), "image_max_dim", TargetValue.imageMaxDimension),
-            maxBytes: try check(raw.imageMaxBytes, "image_max_bytes", TargetValue.imageMaxBytes),
-            format: try check(raw.imageFormat, "image_format", TargetValue.imageFormat) ?? .keep,
-            keepsMetadata: raw.imageKeepMetadata ?? false)
-        if images.changesImages { settings.images = images }
+        for option in TargetOption.all {
+            guard let written = given[option.key] else { continue }
+            var values: [String] = []
+            for (index, item) in written.enumerated() {
+                let key = option.profileType == .list ? "\(option.key)[\(index)]" : option.key
+                // Each item alone first, so a message names the item that is wrong.
+                values.append(
+                    try check(item, key) { text throws(TargetValueError) in
+                        _ = try option.setting([text])
+                        return text
+                    }!)
+            }
+            do { settings.set(try option.setting(values)) } catch { throw ProfileValueError("\(option.key): \(error)") }
+        }
         func entries(_ pairs: [RawProfile.Pair]?, _ key: String) throws(ProfileValueError) -> [Entry] {
             var result: [Entry] = []
             for (index, pair) in (pairs ?? []).enumerated() {

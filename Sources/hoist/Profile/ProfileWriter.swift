@@ -12,7 +12,7 @@ extension Profile {
         guard let text = try readText(path) else { return [] }
         return try parse(text, path: path).sorted { $0.key < $1.key }.map { name, raw in
             ProfileSummary(
-                name: name, method: raw.method?.uppercased(), url: raw.url,
+                name: name, method: raw.options["method"]?.first?.uppercased(), url: raw.url,
                 fields: (raw.fields ?? []).map(\.name), headers: (raw.headers ?? []).map(\.name))
         }
     }
@@ -70,46 +70,16 @@ extension Profile {
                 "url",
                 origin?.settings.url == target.url ? quote(origin?.rawURL ?? target.url) : quote(literal: target.url))
         }
-        add("method", quote(target.method.rawValue))
-        add("body", quote(target.bodyKind.rawValue))
-        add("field", quote(literal: target.fileField))
-        if !target.expectations.isEmpty {
-            add("expect", "[" + target.expectations.map { quote(literal: $0.text) }.joined(separator: ", ") + "]")
-        }
-        if let message = target.messagePath { add("message", quote(literal: message)) }
-        add("retries", String(target.retries))
-        add("concurrency", String(target.concurrency))
-        if target.limitRate > 0 { add("limit_rate", quote(TargetValue.text(rate: target.limitRate))) }
-        if target.transfer != .single { add("transfer", quote(target.transfer.rawValue)) }
-        if case .fixed(let bytes) = target.chunkSize { add("chunk_size", String(bytes)) }
-        if target.parallelParts != 1 { add("parallel_parts", String(target.parallelParts)) }
-        if target.isS3 {
-            let s3 = target.s3
-            if let endpoint = s3.endpoint { add("endpoint", quote(literal: endpoint)) }
-            if let region = s3.region { add("region", quote(literal: region)) }
-            if let profile = s3.awsProfile { add("aws_profile", quote(literal: profile)) }
-            if let size = s3.partSize { add("part_size", String(size)) }
-            if s3.partConcurrency != S3Settings.defaultPartConcurrency {
-                add("part_concurrency", String(s3.partConcurrency))
+        for option in TargetOption.all where option.scope != .s3 || target.isS3 {
+            guard let values = option.written(in: target) else { continue }
+            let written = values.map { value in
+                switch option.profileType {
+                case .integer, .seconds, .boolean: return value
+                case .text, .list: return quote(literal: value)
+                case .size: return quote(value)
+                }
             }
-            if let storageClass = s3.storageClass { add("storage_class", quote(literal: storageClass)) }
-            if let acl = s3.acl { add("acl", quote(literal: acl)) }
-            if let checksum = s3.checksum { add("checksum", quote(checksum.rawValue)) }
-        }
-        if let images = target.images {
-            if let quality = images.quality { add("image_quality", String(quality)) }
-            if let dimension = images.maxDimension { add("image_max_dim", String(dimension)) }
-            if let bytes = images.maxBytes { add("image_max_bytes", quote(TargetValue.text(size: bytes))) }
-            if images.format != .keep { add("image_format", quote(images.format.rawValue)) }
-            if images.keepsMetadata { add("image_keep_metadata", "true") }
-        }
-        let defaults = Timeouts()
-        if let total = target.timeouts.total { add("timeout", TargetValue.text(seconds: total)) }
-        if target.timeouts.connect != defaults.connect {
-            add("connect_timeout", TargetValue.text(seconds: target.timeouts.connect))
-        }
-        if target.timeouts.idle != defaults.idle {
-            add("idle_timeout", TargetValue.text(seconds: target.timeouts.idle))
+            add(option.key, option.profileType == .list ? "[" + written.joined(separator: ", ") + "]" : written[0])
         }
         for entry in entries {
             lines.append("[[\(name).\(entry.kind == .field ? "fields" : "headers")]]")

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import TOMLKit
+import UploadPlan
 
 /// One `[name]` table of the profiles file, as written. Unknown keys are
 /// refused by name, so a typo such as `retires` is not silently ignored.
@@ -23,111 +24,49 @@ struct RawProfile: Decodable, Sendable {
     }
 
     var url: String?
-    var method: String?
-    var body: String?
-    var field: String?
-    var expect: [String]?
-    var message: String?
-    var retries: Int?
-    var concurrency: Int?
-    /// `"2M"` or a number of bytes per second.
-    var limitRate: String?
-    var timeout: Double?
-    var connectTimeout: Double?
-    var idleTimeout: Double?
-    var transfer: String?
-    /// `"8M"` or a number of bytes.
-    var chunkSize: String?
-    var parallelParts: Int?
     /// S3: `transfer = "s3"` with `bucket` (and `prefix`), or an `s3://` url.
     var bucket: String?
     var prefix: String?
-    var endpoint: String?
-    var region: String?
-    var awsProfile: String?
-    var partSize: String?
-    var partConcurrency: Int?
-    var storageClass: String?
-    var acl: String?
-    var checksum: String?
-    var imageQuality: Int?
-    var imageMaxDim: Int?
-    var imageMaxBytes: String?
-    var imageFormat: String?
-    var imageKeepMetadata: Bool?
+    /// The keys of `TargetOption.all`, as text each option reads (a list's items one by one).
+    var options: [String: [String]] = [:]
     var fields: [Pair]?
     var headers: [Pair]?
 
-    enum CodingKeys: String, CodingKey, CaseIterable {
-        case url, method, body, field, expect, message, retries, concurrency, timeout
-        case limitRate = "limit_rate"
-        case connectTimeout = "connect_timeout"
-        case idleTimeout = "idle_timeout"
-        case transfer
-        case chunkSize = "chunk_size"
-        case parallelParts = "parallel_parts"
-        case bucket, prefix, endpoint, region
-        case awsProfile = "aws_profile"
-        case partSize = "part_size"
-        case partConcurrency = "part_concurrency"
-        case storageClass = "storage_class"
-        case acl, checksum
-        case imageQuality = "image_quality"
-        case imageMaxDim = "image_max_dim"
-        case imageMaxBytes = "image_max_bytes"
-        case imageFormat = "image_format"
-        case imageKeepMetadata = "image_keep_metadata"
-        case fields, headers
-    }
+    /// The target options' keys, with the profile's own around them.
+    static let knownKeys = ["url"] + TargetOption.all.map(\.key) + ["bucket", "prefix", "fields", "headers"]
 
     init(from decoder: any Decoder) throws {
-        try refuseUnknownKeys(in: decoder, known: CodingKeys.allCases.map(\.rawValue))
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        url = try container.decodeIfPresent(String.self, forKey: .url)
-        method = try container.decodeIfPresent(String.self, forKey: .method)
-        body = try container.decodeIfPresent(String.self, forKey: .body)
-        field = try container.decodeIfPresent(String.self, forKey: .field)
-        expect = try container.decodeIfPresent([String].self, forKey: .expect)
-        message = try container.decodeIfPresent(String.self, forKey: .message)
-        retries = try container.decodeIfPresent(Int.self, forKey: .retries)
-        concurrency = try container.decodeIfPresent(Int.self, forKey: .concurrency)
-        limitRate = try Self.size(container, .limitRate)
-        timeout = try Self.seconds(container, .timeout)
-        connectTimeout = try Self.seconds(container, .connectTimeout)
-        idleTimeout = try Self.seconds(container, .idleTimeout)
-        transfer = try container.decodeIfPresent(String.self, forKey: .transfer)
-        chunkSize = try Self.size(container, .chunkSize)
-        parallelParts = try container.decodeIfPresent(Int.self, forKey: .parallelParts)
-        bucket = try container.decodeIfPresent(String.self, forKey: .bucket)
-        prefix = try container.decodeIfPresent(String.self, forKey: .prefix)
-        endpoint = try container.decodeIfPresent(String.self, forKey: .endpoint)
-        region = try container.decodeIfPresent(String.self, forKey: .region)
-        awsProfile = try container.decodeIfPresent(String.self, forKey: .awsProfile)
-        partSize = try Self.size(container, .partSize)
-        partConcurrency = try container.decodeIfPresent(Int.self, forKey: .partConcurrency)
-        storageClass = try container.decodeIfPresent(String.self, forKey: .storageClass)
-        acl = try container.decodeIfPresent(String.self, forKey: .acl)
-        checksum = try container.decodeIfPresent(String.self, forKey: .checksum)
-        imageQuality = try container.decodeIfPresent(Int.self, forKey: .imageQuality)
-        imageMaxDim = try container.decodeIfPresent(Int.self, forKey: .imageMaxDim)
-        imageMaxBytes = try Self.size(container, .imageMaxBytes)
-        imageFormat = try container.decodeIfPresent(String.self, forKey: .imageFormat)
-        imageKeepMetadata = try container.decodeIfPresent(Bool.self, forKey: .imageKeepMetadata)
-        fields = try container.decodeIfPresent([Pair].self, forKey: .fields)
-        headers = try container.decodeIfPresent([Pair].self, forKey: .headers)
+        try refuseUnknownKeys(in: decoder, known: Self.knownKeys)
+        let container = try decoder.container(keyedBy: AnyKey.self)
+        func key(_ name: String) -> AnyKey { AnyKey(stringValue: name) }
+        url = try container.decodeIfPresent(String.self, forKey: key("url"))
+        bucket = try container.decodeIfPresent(String.self, forKey: key("bucket"))
+        prefix = try container.decodeIfPresent(String.self, forKey: key("prefix"))
+        fields = try container.decodeIfPresent([Pair].self, forKey: key("fields"))
+        headers = try container.decodeIfPresent([Pair].self, forKey: key("headers"))
+        for option in TargetOption.all where container.contains(key(option.key)) {
+            options[option.key] = try Self.values(container, key(option.key), as: option.profileType)
+        }
     }
 
-    /// `chunk_size = 8388608` and `chunk_size = "8M"` are both a size, kept as text.
-    private static func size(_ container: KeyedDecodingContainer<CodingKeys>, _ key: CodingKeys) throws -> String? {
-        if let bytes = try? container.decodeIfPresent(Int.self, forKey: key) { return String(bytes) }
-        return try container.decodeIfPresent(String.self, forKey: key)
-    }
-
-    /// `timeout = 30` and `timeout = 2.5` both mean seconds.
-    private static func seconds(_ container: KeyedDecodingContainer<CodingKeys>, _ key: CodingKeys) throws -> Double? {
-        guard container.contains(key) else { return nil }
-        if let whole = try? container.decode(Int.self, forKey: key) { return Double(whole) }
-        return try container.decode(Double.self, forKey: key)
+    /// The value as the option's text; a value of another TOML type is refused ("expected a number").
+    private static func values(
+        _ container: KeyedDecodingContainer<AnyKey>, _ key: AnyKey, as type: TargetOption.ProfileType
+    ) throws -> [String] {
+        switch type {
+        case .text: return [try container.decode(String.self, forKey: key)]
+        case .integer: return [String(try container.decode(Int.self, forKey: key))]
+        // `timeout = 30` and `timeout = 2.5` both mean seconds.
+        case .seconds:
+            if let whole = try? container.decode(Int.self, forKey: key) { return [String(whole)] }
+            return [String(try container.decode(Double.self, forKey: key))]
+        // `chunk_size = 8388608` and `chunk_size = "8M"` are both a size.
+        case .size:
+            if let bytes = try? container.decode(Int.self, forKey: key) { return [String(bytes)] }
+            return [try container.decode(String.self, forKey: key)]
+        case .boolean: return [String(try container.decode(Bool.self, forKey: key))]
+        case .list: return try container.decode([String].self, forKey: key)
+        }
     }
 }
 

@@ -96,9 +96,6 @@ struct SendCommand: AsyncParsableCommand {
             valueName: "field=@path"))
     var base64JSON: String?
 
-    @OptionGroup(title: "Images (JPEG, PNG, WebP, HEIC parts and files, prepared before they go)")
-    var images: ImageOptions
-
     @Flag(help: "Name each file found by ** by its base name, not by its path under the folder.")
     var flat = false
 

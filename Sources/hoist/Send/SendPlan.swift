@@ -37,29 +37,21 @@ struct SendPlan {
     /// and the one request-building path, `Target.requests`, makes the requests.
     init(command: SendCommand, profile: Profile? = nil) throws {
         let items = try command.formArguments.map { try FormItem.parse($0.value, from: $0.option) }
-        let tus = command.target.tus || profile?.settings.transfer == .tus
+        let options = command.request
+        // The target options (`TargetOption.all`), the URL and -H; then the body kind they allow.
+        var flags = try command.target.settings()
+        flags.url = command.url
+        flags.entries = try options.headerEntries()
+        var settings = flags.over(profile?.settings ?? TargetSettings())
+        let tus = settings.target.transfer == .tus
         // A tus upload sends each file alone: -F text is its metadata, not a body of its own.
         let kinds = tus ? [] : Self.bodyOptions(command, hasForm: !items.isEmpty)
         guard kinds.count <= 1 else {
             throw BadInput(
                 "choose one kind of body: \(kinds.map(\.option).joined(separator: " and ")) cannot be combined")
         }
-        let options = command.request
-        // The target options (concurrency, limit, transfer, S3), then the request's.
-        var flags = command.target.settings
-        flags.url = command.url
-        flags.method = options.method
-        flags.bodyKind = kinds.first?.kind
-        flags.expectations = options.expect.isEmpty ? nil : options.expect
-        flags.messagePath = options.messagePath
-        flags.retries = options.retries
-        flags.timeout = options.timeout
-        flags.connectTimeout = options.connectTimeout
-        flags.idleTimeout = options.idleTimeout
-        flags.images = command.images.settings
-        flags.entries = try options.headerEntries()
-        var settings = flags.over(profile?.settings ?? TargetSettings())
-        if settings.method == nil, !command.uploadFiles.isEmpty { settings.method = .put }
+        if let kind = kinds.first?.kind { try settings.set("body", kind.rawValue) }
+        if !settings.has("method"), !command.uploadFiles.isEmpty { try settings.set("method", "PUT") }
         guard settings.url != nil else {
             if let profile {
                 throw BadInput("no URL: give one, or set url in profile \(String(reflecting: profile.name))")

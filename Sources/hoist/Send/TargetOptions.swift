@@ -5,9 +5,11 @@ import UploadEngine
 import UploadPlan
 import WireRules
 
-/// Where uploads go and how, as `hoist send` and `hoist tui` take it. Each
-/// value goes through the `TargetValue` validator a profile's key and the
-/// UI's `t` dialog use, so all three refuse a bad value in the same words.
+/// Where uploads go and how, as `hoist send` and `hoist tui` take it: the
+/// profile, and the target options of `TargetOption.all`, which
+/// `ArgumentRewriter` hands over in `--target-settings` and which are
+/// checked here by the same option a profile's key and the UI's `t` dialog
+/// use, so all three refuse a bad value in the same words.
 struct TargetOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
@@ -16,141 +18,83 @@ struct TargetOptions: ParsableArguments {
             valueName: "name"))
     var profile: String?
 
-    @Option(
-        help: ArgumentHelp("Uploads at once (default 4, or the profile's).", valueName: "n"),
-        transform: TargetValue.concurrency)
-    var concurrency: Int?
-
-    @Option(
-        name: .customLong("limit-rate"),
-        help: ArgumentHelp(
-            "Bytes per second over all uploads at once, as curl takes it: 500K, 2M, 1G (binary units); 0 for no limit.",
-            valueName: "rate"),
-        transform: TargetValue.limitRate)
-    var limitRate: Int64?
-
     @Flag(name: [.customShort("k"), .customLong("insecure")], help: "Do not verify the server's TLS certificate.")
     var insecure = false
 
-    @Flag(
-        help: ArgumentHelp(
-            "The URL is a tus creation endpoint: each file (-T, --each) is a resumable upload; -F name=value is metadata."
-        ))
-    var tus = false
+    /// The target options in command-line order, each after its flag.
+    @Option(name: .customLong("target-settings"), help: .hidden)
+    var targetSettings: String?
 
-    @Option(
-        name: .customLong("chunk-size"),
-        help: ArgumentHelp(
-            "Bytes per tus PATCH (K, M and G are binary units), or auto: 8M, then sized by each PATCH's speed to about a second (at most doubling), up to 64M. auto by default.",
-            valueName: "size"),
-        transform: TargetValue.chunkSize)
-    var chunkSize: TusChunkSize?
-
-    @Option(
-        name: .customLong("parallel-parts"),
-        help: ArgumentHelp(
-            "Send each tus file as N partial uploads at once, joined by the server (concatenation).", valueName: "n"),
-        transform: TargetValue.parallelParts)
-    var parallelParts: Int?
-
-    @OptionGroup(title: "S3 (for s3://BUCKET/KEY or s3://BUCKET/PREFIX/ URLs)")
-    var s3: S3CommandOptions
-
-    /// What these options set in a target.
-    var settings: TargetSettings {
-        TargetSettings(
-            concurrency: concurrency, limitRate: limitRate, transfer: tus ? .tus : nil, chunkSize: chunkSize,
-            parallelParts: parallelParts, s3: s3.options)
+    /// What the target options set; a list option (`--expect`) keeps every value, others the last.
+    func settings() throws -> TargetSettings {
+        var given: [(option: TargetOption, values: [String])] = []
+        for (flag, value) in ArgumentRewriter.namedValues(targetSettings) {
+            guard let option = TargetOption.flagged(flag) else { throw BadInput("\(flag): not a target option") }
+            if let at = given.firstIndex(where: { $0.option.key == option.key }) {
+                given[at].values += [value]
+            } else {
+                given.append((option, [value]))
+            }
+        }
+        var settings = TargetSettings()
+        for (option, values) in given {
+            let flag = option.flag?.long ?? option.key
+            settings.set(
+                try checked(flag) { () throws(TargetValueError) in
+                    try option.setting(option.profileType == .list ? values : [values[values.count - 1]])
+                })
+        }
+        return settings
     }
 
     /// The profile named by `--profile`, loaded and checked.
     func loadProfile() throws -> Profile? {
         try profile.map { try Profile.load($0) }
     }
+
+    /// The help of the target options, for `--help` after argument-parser's, in
+    /// its layout: a section per scope.
+    static var help: String {
+        let sections: [(String, TargetOption.Scope)] = [
+            ("TARGET OPTIONS (also profile keys: see docs/GUIDE.md)", .every), ("TUS", .tus),
+            ("S3 (for s3://BUCKET/KEY or s3://BUCKET/PREFIX/ URLs)", .s3), ("IMAGES", .images),
+        ]
+        return sections.map { title, scope in
+            let lines = TargetOption.all.filter { $0.scope == scope && $0.flag != nil }.map { option in
+                let flag = option.flag!
+                let spelled =
+                    (flag.short.map { "-\($0), " } ?? "") + flag.long + (flag.valueName.map { " <\($0)>" } ?? "")
+                return HelpText.entry(spelled, option.help)
+            }
+            return "\(title):\n" + lines.joined(separator: "\n")
+        }.joined(separator: "\n\n")
+    }
 }
 
-/// Where an `s3://` URL goes, and how: the AWS CLI's names where it has them.
-struct S3CommandOptions: ParsableArguments {
-    @Option(
-        help: ArgumentHelp(
-            "An S3-compatible server (MinIO, R2, Ceph...) instead of AWS; else AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL.",
-            valueName: "url"),
-        transform: TargetValue.url)
-    var endpoint: String?
-
-    @Option(
-        help: ArgumentHelp(
-            "The region (else AWS_REGION, AWS_DEFAULT_REGION, the profile's, us-east-1).", valueName: "name"))
-    var region: String?
-
-    @Flag(name: .customLong("path-style"), help: "Address the bucket in the path (host/bucket/key), not the host name.")
-    var pathStyle = false
-
-    @Option(
-        name: .customLong("aws-profile"),
-        help: ArgumentHelp(
-            "Credentials (and region) from this profile of ~/.aws/credentials and ~/.aws/config.", valueName: "name"))
-    var awsProfile: String?
-
-    @Option(
-        name: .customLong("part-size"),
-        help: ArgumentHelp(
-            "Bytes per part of a multipart upload, 5M to 5G (default: 8M, larger to stay under 10,000 parts).",
-            valueName: "size"),
-        transform: TargetValue.partSize)
-    var partSize: Int64?
-
-    @Option(
-        name: .customLong("part-concurrency"),
-        help: ArgumentHelp("Parts of one file sent at once (default 4).", valueName: "n"),
-        transform: TargetValue.concurrency)
-    var partConcurrency: Int?
-
-    @Option(
-        name: .customLong("storage-class"),
-        help: ArgumentHelp("x-amz-storage-class of the objects, e.g. STANDARD_IA or GLACIER.", valueName: "class"),
-        transform: TargetValue.storageClass)
-    var storageClass: String?
-
-    @Option(
-        help: ArgumentHelp(
-            "A canned ACL for the objects: private, public-read, bucket-owner-full-control...", valueName: "acl"),
-        transform: TargetValue.acl)
-    var acl: String?
-
-    @Option(
-        help: ArgumentHelp(
-            "How the server checks each part: crc32 (x-amz-checksum-crc32, the default, as aws-cli) or md5 (Content-MD5, for servers without CRC32 checksums).",
-            valueName: "crc32|md5"),
-        transform: TargetValue.s3Checksum)
-    var checksum: S3Checksum?
-
-    @Option(
-        name: .customLong("content-type"),
-        help: ArgumentHelp("The objects' Content-Type (default: from each file's extension).", valueName: "type"))
-    var contentType: String?
-
-    /// `nil` when no S3 option was given.
-    var options: S3TargetOptions? {
-        let given: [Any?] = [
-            endpoint, region, awsProfile, partSize, partConcurrency, storageClass, acl, contentType, checksum,
-        ]
-        guard pathStyle || given.contains(where: { $0 != nil }) else { return nil }
-        return S3TargetOptions(
-            endpoint: endpoint, region: region, pathStyle: pathStyle, awsProfile: awsProfile, partSize: partSize,
-            partConcurrency: partConcurrency ?? S3Settings.defaultPartConcurrency, storageClass: storageClass,
-            acl: acl, contentType: contentType, checksum: checksum)
+/// argument-parser's help layout: the option in a column of 26, its help wrapped at 80.
+enum HelpText {
+    static func entry(_ option: String, _ help: String) -> String {
+        let indent = String(repeating: " ", count: 28)
+        var lines: [String] = []
+        var line = ""
+        for word in help.split(separator: " ") {
+            if !line.isEmpty, line.count + 1 + word.count > 80 - indent.count {
+                lines.append(line)
+                line = ""
+            }
+            line += (line.isEmpty ? "" : " ") + word
+        }
+        lines.append(line)
+        let head = "  " + option
+        let first =
+            head.count < 27
+            ? head + String(repeating: " ", count: 28 - head.count) + lines[0] : head + "\n" + indent + lines[0]
+        return ([first] + lines.dropFirst().map { indent + $0 }).joined(separator: "\n")
     }
 }
 
 /// The request's method, headers and policies, as `hoist send` takes them.
 struct RequestOptions: ParsableArguments {
-    @Option(
-        name: [.customShort("X"), .customLong("request")],
-        help: ArgumentHelp("POST (default), PUT or PATCH.", valueName: "method"),
-        transform: TargetValue.method)
-    var method: UploadRequest.Method?
-
     @Option(
         name: [.customShort("H"), .customLong("header")],
         help: ArgumentHelp(
@@ -187,39 +131,6 @@ struct RequestOptions: ParsableArguments {
 
     @Option(name: .customLong("netrc-file"), help: ArgumentHelp("As --netrc, from this file.", valueName: "file"))
     var netrcFile: String?
-
-    @Option(
-        help: ArgumentHelp("Seconds allowed for each attempt in all.", valueName: "seconds"),
-        transform: TargetValue.seconds)
-    var timeout: Duration?
-
-    @Option(
-        name: .customLong("connect-timeout"),
-        help: ArgumentHelp("Seconds allowed to connect (default 10).", valueName: "seconds"),
-        transform: TargetValue.seconds)
-    var connectTimeout: Duration?
-
-    @Option(
-        name: .customLong("idle-timeout"),
-        help: ArgumentHelp("Seconds with no bytes moving before giving up (default 30).", valueName: "seconds"),
-        transform: TargetValue.seconds)
-    var idleTimeout: Duration?
-
-    @Option(
-        help: ArgumentHelp("Retries on connection errors, timeouts and 408/429/5xx (default 3).", valueName: "n"),
-        transform: TargetValue.retries)
-    var retries: Int?
-
-    @Option(
-        help: ArgumentHelp(
-            "Succeed only when the JSON answer has this value at this key path.", valueName: "key.path=value"),
-        transform: TargetValue.expectation)
-    var expect: [SuccessRule.Expectation] = []
-
-    @Option(
-        name: .customLong("message-path"),
-        help: ArgumentHelp("The JSON key path of the server's message, shown on failure.", valueName: "key.path"))
-    var messagePath: String?
 
     /// -H (and the lines of -H @file), then -A and -u as the headers they stand for.
     func headerEntries() throws -> [FormEntry] {

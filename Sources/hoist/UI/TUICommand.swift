@@ -39,7 +39,7 @@ struct TUICommand: AsyncParsableCommand {
         var url: String?
         if let first = files.first, first.contains("://") { url = files.removeFirst() }
         let loaded = try target.loadProfile()
-        var flags = target.settings
+        var flags = try target.settings()
         if let url {
             flags.url = try checked("URL") { () throws(TargetValueError) in try TargetValue.url(url) }
         }

@@ -165,7 +165,7 @@ final class UploadManagerApp: TerminalProgram {
                     mailbox.post(
                         .profileLoaded(
                             name: name, target: target, entries: profile.settings.entries,
-                            concurrency: profile.settings.concurrency))
+                            concurrency: profile.settings.has("concurrency") ? target.concurrency : nil))
                 } catch {
                     mailbox.post(.notice(Notice("\(error)", isError: true)))
                 }
