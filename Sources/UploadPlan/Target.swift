@@ -95,23 +95,73 @@ public struct Target: Sendable, Hashable, Codable {
 
     public var successRule: SuccessRule { SuccessRule(expectations: expectations, messagePath: messagePath) }
 
-    // A journal written before `concurrency` or `transfer` were part of the target has no such key.
+    /// The URL and each option of `TargetOption.all` that is not at its
+    /// default, by key, as the option writes it back: the journal keeps
+    /// every setting the table has, and a new row needs nothing here.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: OptionKey.self)
+        try container.encode(url, forKey: OptionKey("url"))
+        var options: [String: [String]] = [:]
+        for option in TargetOption.all { options[option.key] = option.written(in: self) }
+        try container.encode(options, forKey: OptionKey("options"))
+    }
+
     public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: OptionKey.self)
+        guard container.contains(OptionKey("options")) else {
+            self = try LegacyTarget(from: decoder).target
+            return
+        }
+        var target = Target(url: try container.decode(String.self, forKey: OptionKey("url")))
+        let options = try container.decode([String: [String]].self, forKey: OptionKey("options"))
+        // A key this version does not know (written by a later one) is left out.
+        for (key, values) in options.sorted(by: { $0.key < $1.key }) {
+            guard let option = TargetOption.named(key) else { continue }
+            do { try option.setting(values).apply(to: &target) } catch {
+                throw DecodingError.dataCorruptedError(
+                    forKey: OptionKey("options"), in: container, debugDescription: "\(key): \(error)")
+            }
+        }
+        self = target
+    }
+
+    private struct OptionKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(_ name: String) { stringValue = name }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+}
+
+/// A target as journals before the option table wrote it: Swift's own
+/// form of each stored property. Those journals still load.
+private struct LegacyTarget: Decodable {
+    var target = Target()
+
+    enum CodingKeys: String, CodingKey {
+        case url, method, bodyKind, expectations, messagePath, retries, timeouts, fileField, concurrency, limitRate
+        case transfer, chunkSize, parallelParts, s3, images
+    }
+
+    init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        url = try container.decode(String.self, forKey: .url)
-        method = try container.decode(UploadRequest.Method.self, forKey: .method)
-        bodyKind = try container.decode(BodyKind.self, forKey: .bodyKind)
-        expectations = try container.decode([SuccessRule.Expectation].self, forKey: .expectations)
-        messagePath = try container.decodeIfPresent(String.self, forKey: .messagePath)
-        retries = try container.decode(Int.self, forKey: .retries)
-        timeouts = try container.decode(Timeouts.self, forKey: .timeouts)
-        fileField = try container.decode(String.self, forKey: .fileField)
-        concurrency = try container.decodeIfPresent(Int.self, forKey: .concurrency) ?? Self.defaultConcurrency
-        limitRate = try container.decodeIfPresent(Int64.self, forKey: .limitRate) ?? 0
-        transfer = try container.decodeIfPresent(TransferKind.self, forKey: .transfer) ?? .single
-        chunkSize = try container.decodeIfPresent(TusChunkSize.self, forKey: .chunkSize) ?? .automatic
-        parallelParts = try container.decodeIfPresent(Int.self, forKey: .parallelParts) ?? 1
-        s3 = try container.decodeIfPresent(S3TargetOptions.self, forKey: .s3) ?? S3TargetOptions()
+        target.url = try container.decode(String.self, forKey: .url)
+        target.method = try container.decode(UploadRequest.Method.self, forKey: .method)
+        target.bodyKind = try container.decode(Target.BodyKind.self, forKey: .bodyKind)
+        target.expectations = try container.decode([SuccessRule.Expectation].self, forKey: .expectations)
+        target.messagePath = try container.decodeIfPresent(String.self, forKey: .messagePath)
+        target.retries = try container.decode(Int.self, forKey: .retries)
+        target.timeouts = try container.decode(Timeouts.self, forKey: .timeouts)
+        target.fileField = try container.decode(String.self, forKey: .fileField)
+        // Journals older still have no concurrency, limit, transfer, tus or S3 settings.
+        target.concurrency = try container.decodeIfPresent(Int.self, forKey: .concurrency) ?? Target.defaultConcurrency
+        target.limitRate = try container.decodeIfPresent(Int64.self, forKey: .limitRate) ?? 0
+        target.transfer = try container.decodeIfPresent(Target.TransferKind.self, forKey: .transfer) ?? .single
+        target.chunkSize = try container.decodeIfPresent(TusChunkSize.self, forKey: .chunkSize) ?? .automatic
+        target.parallelParts = try container.decodeIfPresent(Int.self, forKey: .parallelParts) ?? 1
+        target.s3 = try container.decodeIfPresent(S3TargetOptions.self, forKey: .s3) ?? S3TargetOptions()
+        target.images = try container.decodeIfPresent(ImageSettings.self, forKey: .images)
     }
 }
 

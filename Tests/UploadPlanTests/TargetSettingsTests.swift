@@ -37,14 +37,34 @@ struct TargetSettingsTests {
         #expect(target.concurrency == 4 && target.fileField == "file" && target.bodyKind == .multipart)
     }
 
-    @Test func aJournalTargetWithoutConcurrencyStillDecodes() throws {
-        var target = Target(url: "https://a.example/x", retries: 2)
-        target.concurrency = 9
-        var object = try JSONSerialization.jsonObject(with: JSONEncoder().encode(target)) as! [String: Any]
-        object["concurrency"] = nil
-        let older = try JSONDecoder().decode(Target.self, from: JSONSerialization.data(withJSONObject: object))
-        #expect(older.concurrency == Target.defaultConcurrency)
-        #expect(older.retries == 2 && older.url == target.url)
-        #expect(try JSONDecoder().decode(Target.self, from: JSONEncoder().encode(target)) == target)
+    /// A target as Swift's synthesized form wrote it before concurrency and the transfer settings existed, with `more`.
+    static func legacyJSON(_ more: String) -> String {
+        let timeouts = String(decoding: try! JSONEncoder().encode(Timeouts()), as: UTF8.self)
+        return #"{"method":"PUT","bodyKind":"multipart","expectations":[],"retries":2,"fileField":"file","timeouts":"#
+            + timeouts + "," + more + "}"
+    }
+
+    @Test func aJournalTargetOfEarlierVersionsStillDecodes() throws {
+        let older = Self.legacyJSON(#""url":"https://a.example/x""#)
+        let target = try JSONDecoder().decode(Target.self, from: Data(older.utf8))
+        #expect(target == Target(url: "https://a.example/x", method: .put, retries: 2))
+    }
+
+    @Test func theJournalFormIsTheTablesKeys() throws {
+        var target = Target(url: "s3://b/in/", retries: 7, concurrency: 9)
+        target.images = ImageSettings(quality: 50, keepsMetadata: true)
+        target.s3.pathStyle = true
+        target.expectations = [try TargetValue.expectation("RETCODE=0000")]
+        let data = try JSONEncoder().encode(target)
+        let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let options = try #require(object["options"] as? [String: [String]])
+        #expect(options["retries"] == ["7"] && options["image_quality"] == ["50"] && options["path_style"] == ["true"])
+        #expect(options["expect"] == ["RETCODE=0000"] && options["part_size"] == nil, "defaults are left out")
+        #expect(try JSONDecoder().decode(Target.self, from: data) == target, "images too")
+        // A key of a later version is left out; a bad value is refused.
+        let later = #"{"url":"https://a.example/x","options":{"retries":["4"],"colour":["blue"]}}"#
+        #expect(try JSONDecoder().decode(Target.self, from: Data(later.utf8)).retries == 4)
+        let bad = #"{"url":"https://a.example/x","options":{"retries":["many"]}}"#
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(Target.self, from: Data(bad.utf8)) }
     }
 }

@@ -63,10 +63,8 @@ struct TargetValueTests {
     }
 
     @Test func aJournalFromBeforeAutomaticChunksKeepsItsSize() throws {
-        let written = String(decoding: try JSONEncoder().encode(Target(url: "http://h/files")), as: UTF8.self)
-        #expect(written.contains(#""chunkSize":"auto""#))
-        // As journals wrote a target when every chunk was 8 MiB.
-        let old = written.replacingOccurrences(of: #""chunkSize":"auto""#, with: #""chunkSize":8388608"#)
+        // As journals wrote a target when every chunk was 8 MiB (before the option table's form).
+        let old = TargetSettingsTests.legacyJSON(#""url":"http://h/files","chunkSize":8388608"#)
         let decoded = try JSONDecoder().decode(Target.self, from: Data(old.utf8))
         #expect(decoded.chunkSize == .fixed(8 << 20))
         let now = try JSONDecoder().decode(Target.self, from: JSONEncoder().encode(Target(url: "http://h/files")))
