@@ -35,7 +35,7 @@ extension Target {
         // Copies of one request share its headers and policies.
         let template = UploadRequest(
             url: url, method: method, headers: headers, body: .bytes([], contentType: ""), timeouts: timeouts,
-            retry: RetryPolicy(maxRetries: retries), success: successRule)
+            retry: retryPolicy, success: successRule)
         func request(_ body: UploadRequest.Body, label: String) -> UploadRequest {
             var request = template
             request.body = body
@@ -153,7 +153,7 @@ extension Target {
             choice.contentType = type
             return UploadRequest(
                 url: url, method: .post, headers: headers, body: choice.rawBody,
-                timeouts: timeouts, retry: RetryPolicy(maxRetries: retries), success: successRule,
+                timeouts: timeouts, retry: retryPolicy, success: successRule,
                 label: file.displayName,
                 transfer: .tus(TusSettings(chunkSize: chunkSize, parallelParts: parallelParts, metadata: metadata)))
         }
@@ -200,7 +200,7 @@ extension Target {
             choice.contentType = s3.contentType ?? file.contentType ?? MIMETypes.type(forFilename: name)
             return UploadRequest(
                 url: line.url, method: .put, headers: headers + s3.headers, body: choice.rawBody, timeouts: timeouts,
-                retry: RetryPolicy(maxRetries: retries), success: SuccessRule(),
+                retry: retryPolicy, success: SuccessRule(),
                 label: isStandardInput ? "standard input" : file.displayName, transfer: .s3(settings))
         }
     }

@@ -37,6 +37,9 @@ public struct Target: Sendable, Hashable, Codable {
     /// Where the server's message is, e.g. `RETMSG`.
     public var messagePath: String?
     public var retries: Int
+    /// A POST or PATCH whose answer timed out after its whole body was sent is sent again.
+    public var retryAfterSent = false
+    public var retryPolicy: RetryPolicy { RetryPolicy(maxRetries: retries, retriesAfterSent: retryAfterSent) }
     /// Connect, idle and total time allowed for each attempt.
     public var timeouts: Timeouts
     /// The form field newly staged files get.

@@ -61,6 +61,12 @@ extension TargetOption {
             row: Row(label: "Idle", hint: "seconds with no bytes moving; empty: 30"), parse: TargetValue.seconds,
             text: TargetValue.text(seconds:), at: \.timeouts.idle),
         TargetOption(
+            "answer_timeout", flag: .value("--answer-timeout", "seconds"),
+            help:
+                "Seconds to wait for the answer once the whole body is sent (default 300); a POST or PATCH whose answer does not come is not sent again (see --retry-after-sent).",
+            type: .seconds, row: Row(label: "Answer", hint: "seconds for the answer once the body is sent; empty: 300"),
+            parse: TargetValue.seconds, text: TargetValue.text(seconds:), at: \.timeouts.answer),
+        TargetOption(
             "endpoint", flag: .value("--endpoint", "url"),
             help:
                 "An S3-compatible server (MinIO, R2, Ceph...) instead of AWS; else AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL.",
@@ -77,6 +83,11 @@ extension TargetOption {
             help: "Credentials (and region) from this profile of ~/.aws/credentials and ~/.aws/config.", scope: .s3,
             row: Row(label: "Keys", hint: "s3:// URLs: an AWS profile of ~/.aws; empty: the environment"),
             parse: TargetValue.name, text: { $0 }, optional: \.s3.awsProfile),
+        TargetOption(
+            "retry_after_sent", flag: .switch("--retry-after-sent", means: "true"),
+            help:
+                "Send a POST or PATCH again when its answer timed out after the whole body was sent (the server may then hold it twice; --json says possible_duplicate).",
+            type: .boolean, parse: TargetValue.boolean, text: { String($0) }, at: \.retryAfterSent),
         TargetOption(
             "concurrency", flag: .value("--concurrency", "n"), help: "Uploads at once (default 4).", type: .integer,
             writesDefault: true, parse: TargetValue.concurrency, text: { String($0) }, at: \.concurrency),

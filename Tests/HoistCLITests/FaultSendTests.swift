@@ -100,21 +100,39 @@ import Testing
         }
     }
 
-    /// A plain request cannot ask the server what it holds: when a retry
-    /// sends again a body that was written whole before its answer timed
-    /// out, `--json` says the server may hold it twice.
-    @Test func aBodyResentAfterItsAnswerTimedOutIsAPossibleDuplicate() async throws {
+    /// Waiting for the answer once the whole body is sent is not idle
+    /// time: a server that answers after 2.5 s gets the photo once, with a
+    /// 1 s idle timeout. When the answer timeout itself runs out, a POST is
+    /// not sent again (the server may hold it) unless `--retry-after-sent`
+    /// asks; then `--json` says the server may hold it twice.
+    @Test func aSlowAnswerIsWaitedForAndAPostIsNotSentTwice() async throws {
         let file = files.file("photo.jpg", [UInt8](repeating: 7, count: 300_000))
         try await withReceiver { receiver, saved in
-            let result = try await hoist([
-                "send", receiver.baseURL + "/verify?delay=2500", "-F", "image=@\(file)", "--idle-timeout", "1",
-                "--retries", "1", "--json", "-s", "--no-history", "--no-journal",
-            ])
-            #expect(result.status != 0)
-            let line = try jsonObject(try #require(result.stdoutLines.first))
-            #expect(line["attempts"] as? Int == 2)
-            #expect(line["possible_duplicate"] as? Bool == true, "\(line)")
-            #expect(JournalTests.savedHashes(saved).count == 2, "the receiver got the body twice")
+            func send(_ options: [String]) async throws -> (status: Int32, line: [String: Any]) {
+                let result = try await hoist(
+                    ["send", receiver.baseURL + "/verify?delay=2500", "-F", "image=@\(file)", "--json", "-s"]
+                        + ["--no-history", "--no-journal"] + options)
+                return (result.status, try jsonObject(try #require(result.stdoutLines.first)))
+            }
+            let slow = try await send(["--idle-timeout", "1", "--retries", "3"])
+            #expect(slow.status == 0 && slow.line["attempts"] as? Int == 1, "\(slow.line)")
+            #expect(slow.line["possible_duplicate"] as? Bool == false)
+            #expect(JournalTests.savedHashes(saved).count == 1)
+
+            let timedOut = try await send(["--answer-timeout", "1", "--retries", "3"])
+            #expect(timedOut.status == 1 && timedOut.line["attempts"] as? Int == 1, "\(timedOut.line)")
+            #expect((timedOut.line["error"] as? String)?.contains("answer timeout") == true)
+            #expect(timedOut.line["possible_duplicate"] as? Bool == false)
+            try await JournalTests.waitUntil("the timed-out body saved once", timeout: .seconds(10)) {
+                JournalTests.savedHashes(saved).count == 2
+            }
+
+            let again = try await send(["--answer-timeout", "1", "--retries", "1", "--retry-after-sent"])
+            #expect(again.status == 1 && again.line["attempts"] as? Int == 2, "\(again.line)")
+            #expect(again.line["possible_duplicate"] as? Bool == true, "\(again.line)")
+            try await JournalTests.waitUntil("both bodies saved", timeout: .seconds(10)) {
+                JournalTests.savedHashes(saved).count == 4
+            }
         }
         // Refused connections sent nothing.
         let refused = try await hoist([

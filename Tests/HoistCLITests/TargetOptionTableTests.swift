@@ -18,6 +18,8 @@ import UploadPlan
         "chunk_size": (["512K"], "1K"), "expect": (["RETCODE=0000", "data.ok=true"], "no-equals"),
         "message": (["RETMSG"], nil), "retries": (["7"], "101"), "field": (["photo"], ""),
         "timeout": (["2.5"], "0"), "connect_timeout": (["4"], "-1"), "idle_timeout": (["90"], "-3"),
+        "answer_timeout": (["600"], "0"),
+        "retry_after_sent": (["true"], nil),
         "endpoint": (["http://127.0.0.1:9000"], "ftp://x/"), "region": (["eu-central-1"], nil),
         "aws_profile": (["work"], nil), "concurrency": (["9"], "0"), "limit_rate": (["2M"], "fast"),
         "parallel_parts": (["3"], "17"), "path_style": (["true"], nil), "part_size": (["16M"], "1M"),

@@ -114,6 +114,29 @@ import Testing
         #expect(input.handle(outcome(.failure(changed), sent: 60)) == failed(changed), "a local problem is not retried")
     }
 
+    /// An answer that timed out after the whole body went: the server may
+    /// hold it, so a POST is not sent again unless asked; a PUT is.
+    @Test func anAnswerTimeoutResendsOnlyWhatMayGoTwice() {
+        let timedOut = UploadFailure.answerTimeout(.seconds(1))
+        func verdict(_ method: UploadRequest.Method, _ retry: RetryPolicy) -> UploadAttemptStateMachine.Action? {
+            var sending = request(retry: retry)
+            sending.method = method
+            var machine = UploadAttemptStateMachine(number: 1, totalBytes: 100, request: sending)
+            return machine.handle(outcome(.failure(timedOut), sent: 100, fullySent: true))
+        }
+        #expect(verdict(.post, fastRetry) == failed(timedOut), "a POST the server may hold")
+        #expect(verdict(.patch, fastRetry) == failed(timedOut))
+        #expect(verdict(.put, fastRetry) == failed(timedOut, retryIn: .milliseconds(10)), "a PUT replaces itself")
+        var asked = fastRetry
+        asked.retriesAfterSent = true
+        #expect(verdict(.post, asked) == failed(timedOut, retryIn: .milliseconds(10)), "--retry-after-sent")
+        let idle = UploadFailure.idleTimeout(.seconds(1))
+        var machine = UploadAttemptStateMachine(number: 1, totalBytes: 100, request: request(retry: fastRetry))
+        #expect(
+            machine.handle(outcome(.failure(idle), sent: 60)) == failed(idle, retryIn: .milliseconds(10)),
+            "stalled while sending: nothing whole arrived")
+    }
+
     @Test func theSuccessRuleDecidesBeforeTheEarlyAnswer() {
         let rule = SuccessRule(expectations: [.init(path: "RETCODE", value: "0000")])
         let answer = response(200, json: .object([.init("RETCODE", .string("0001"))]))

@@ -33,6 +33,10 @@ struct UploadAttemptStateMachine: Sendable, Hashable {
     /// Whether the body can be sent again: a stream (stdin, FIFO) was
     /// consumed by the first attempt.
     private let replayable: Bool
+    /// Whether a body the server may hold already is sent again after its
+    /// answer timed out: a PUT replaces what it wrote; a resumable
+    /// transfer asks the server first; a POST or PATCH only when asked.
+    private let resendsAfterAnswerTimeout: Bool
 
     init(number: Int, totalBytes: Int64?, request: UploadRequest) {
         self.number = number
@@ -41,6 +45,8 @@ struct UploadAttemptStateMachine: Sendable, Hashable {
         self.success = request.success
         // A resumable transfer's driver knows what it can send again.
         self.replayable = request.body.isReplayable || request.transfer.isResumable
+        self.resendsAfterAnswerTimeout =
+            request.retry.retriesAfterSent || request.method == .put || request.transfer.isResumable
     }
 
     mutating func handle(_ event: Event) -> Action? {
@@ -60,8 +66,10 @@ struct UploadAttemptStateMachine: Sendable, Hashable {
             guard let failure = failure(of: outcome, early: early) else {
                 return .finish(response: response, answeredEarly: early, verdict: .attemptSucceeded)
             }
+            let sentWhole: Bool
+            if case .answerTimeout = failure { sentWhole = true } else { sentWhole = false }
             let delay =
-                replayable
+                replayable && (!sentWhole || resendsAfterAnswerTimeout)
                 ? retry.delay(
                     afterAttempt: number, failure: failure, retryAfter: outcome.retryAfter, jitter: jitter,
                     inDoubt: outcome.inDoubt)

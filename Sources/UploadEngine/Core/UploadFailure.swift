@@ -13,6 +13,8 @@ public enum UploadFailure: Error, Sendable, Hashable, CustomStringConvertible {
     case unknownHost(String)
     case connectTimeout(Duration)
     case idleTimeout(Duration)
+    /// The whole body was sent and no answer began within this long.
+    case answerTimeout(Duration)
     case totalTimeout(Duration)
     /// The connection broke during the request (reset, closed by the server).
     case connectionLost(String)
@@ -36,6 +38,9 @@ public enum UploadFailure: Error, Sendable, Hashable, CustomStringConvertible {
             return "cannot connect: \(host): no such host (its name did not resolve; check the URL)"
         case let .connectTimeout(limit): return "no connection within \(seconds(limit)) (connect timeout)"
         case let .idleTimeout(limit): return "no bytes moved for \(seconds(limit)) (idle timeout)"
+        case let .answerTimeout(limit):
+            return
+                "no answer within \(seconds(limit)) of the whole body being sent (answer timeout; the server may hold the upload)"
         case let .totalTimeout(limit): return "the attempt took longer than \(seconds(limit)) (total timeout)"
         case let .connectionLost(detail): return "connection lost during the request: \(detail)"
         case let .tls(detail): return "TLS failed: \(detail)"
@@ -67,7 +72,7 @@ public enum UploadFailure: Error, Sendable, Hashable, CustomStringConvertible {
     /// answer came back: the connection broke or the answer timed out.
     public var mayHaveReachedTheServer: Bool {
         switch self {
-        case .connectionLost, .idleTimeout, .totalTimeout: return true
+        case .connectionLost, .idleTimeout, .answerTimeout, .totalTimeout: return true
         default: return false
         }
     }

@@ -197,14 +197,35 @@ public struct UploadRequest: Sendable, Hashable, Codable {
 public struct Timeouts: Sendable, Hashable, Codable {
     /// Time allowed to open the connection (TCP and TLS).
     public var connect: Duration
-    /// Time allowed with no byte moving in either direction.
+    /// Time allowed with no byte moving in either direction while the
+    /// request is written and the answer read.
     public var idle: Duration
+    /// Time allowed, once the whole body is written, for the answer to
+    /// begin: a server that checks a photo for a minute is not idle.
+    public var answer: Duration
     /// Time allowed for a whole attempt.
     public var total: Duration?
 
-    public init(connect: Duration = .seconds(10), idle: Duration = .seconds(30), total: Duration? = nil) {
+    public static let defaultAnswer = Duration.seconds(300)
+
+    public init(
+        connect: Duration = .seconds(10), idle: Duration = .seconds(30), answer: Duration = Timeouts.defaultAnswer,
+        total: Duration? = nil
+    ) {
         self.connect = connect
         self.idle = idle
+        self.answer = answer
         self.total = total
+    }
+
+    private enum CodingKeys: String, CodingKey { case connect, idle, answer, total }
+
+    // Journals written before the answer timeout have none.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        connect = try container.decode(Duration.self, forKey: .connect)
+        idle = try container.decode(Duration.self, forKey: .idle)
+        answer = try container.decodeIfPresent(Duration.self, forKey: .answer) ?? Self.defaultAnswer
+        total = try container.decodeIfPresent(Duration.self, forKey: .total)
     }
 }

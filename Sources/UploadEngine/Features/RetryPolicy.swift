@@ -9,14 +9,21 @@ public struct RetryPolicy: Sendable, Hashable, Codable {
     /// A server's Retry-After is honoured up to this long.
     public var maxRetryAfter: Duration
     public var retryableStatuses: Set<Int>
+    /// A POST or PATCH whose whole body was sent, and whose answer never
+    /// came, is sent again (`--retry-after-sent`): the server may then
+    /// hold it twice. Off by default; a PUT goes again anyway, and a
+    /// resumable transfer asks the server what it holds.
+    public var retriesAfterSent: Bool
 
     public init(
         maxRetries: Int = 3,
         baseDelay: Duration = .milliseconds(500),
         maxDelay: Duration = .seconds(30),
         maxRetryAfter: Duration = .seconds(300),
-        retryableStatuses: Set<Int> = [408, 429, 500, 502, 503, 504]
+        retryableStatuses: Set<Int> = [408, 429, 500, 502, 503, 504],
+        retriesAfterSent: Bool = false
     ) {
+        self.retriesAfterSent = retriesAfterSent
         self.maxRetries = maxRetries
         self.baseDelay = baseDelay
         self.maxDelay = maxDelay
@@ -25,6 +32,21 @@ public struct RetryPolicy: Sendable, Hashable, Codable {
     }
 
     public static let none = RetryPolicy(maxRetries: 0)
+
+    private enum CodingKeys: String, CodingKey {
+        case maxRetries, baseDelay, maxDelay, maxRetryAfter, retryableStatuses, retriesAfterSent
+    }
+
+    // Journals written before `retriesAfterSent` have none.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        maxRetries = try container.decode(Int.self, forKey: .maxRetries)
+        baseDelay = try container.decode(Duration.self, forKey: .baseDelay)
+        maxDelay = try container.decode(Duration.self, forKey: .maxDelay)
+        maxRetryAfter = try container.decode(Duration.self, forKey: .maxRetryAfter)
+        retryableStatuses = try container.decode(Set<Int>.self, forKey: .retryableStatuses)
+        retriesAfterSent = try container.decodeIfPresent(Bool.self, forKey: .retriesAfterSent) ?? false
+    }
 
     /// The wait before attempt `attempt + 1`, after attempt `attempt` (1-based)
     /// failed; `nil` when no retry is due. `jitter` is in 0...1. `inDoubt`:
@@ -44,7 +66,7 @@ public struct RetryPolicy: Sendable, Hashable, Codable {
 
     public func isRetryable(_ failure: UploadFailure) -> Bool {
         switch failure {
-        case .connectionFailed, .connectTimeout, .idleTimeout, .connectionLost: return true
+        case .connectionFailed, .connectTimeout, .idleTimeout, .answerTimeout, .connectionLost: return true
         case .httpStatus(let status, _): return retryableStatuses.contains(status)
         default: return false
         }

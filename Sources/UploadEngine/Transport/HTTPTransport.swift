@@ -301,7 +301,8 @@ final class HTTPTransport: Sendable {
         let ticker = ticker(for: eventLoop)
         eventLoop.execute {
             collector.startWatchdog(
-                idle: TimeAmount(timeouts.idle), task: task, ticker: ticker, mustStop: streamer.reasonToStop)
+                idle: TimeAmount(timeouts.idle), answer: TimeAmount(timeouts.answer), task: task, ticker: ticker,
+                mustStop: streamer.reasonToStop)
         }
         task.futureResult.hop(to: eventLoop).whenComplete { result in
             collector.stopTimers()

@@ -55,8 +55,8 @@ final class ResponseCollector: HTTPClientResponseDelegate, @unchecked Sendable {
     /// The watchdog's settings and its next look, once started.
     private var watch:
         (
-            idle: TimeAmount, period: TimeAmount, next: NIODeadline, task: HTTPClient.Task<CollectedResponse>,
-            mustStop: @Sendable (NIODeadline) -> (any Error)?
+            idle: TimeAmount, answer: TimeAmount, period: TimeAmount, next: NIODeadline,
+            task: HTTPClient.Task<CollectedResponse>, mustStop: @Sendable (NIODeadline) -> (any Error)?
         )?
     /// When the body was all written, until `bodySent` is told.
     private var bodySentAt: NIODeadline?
@@ -69,16 +69,17 @@ final class ResponseCollector: HTTPClientResponseDelegate, @unchecked Sendable {
         self.events = events
     }
 
-    /// Fails `task` when nothing moved for `idle`, or when `mustStop` gives
+    /// Fails `task` when nothing moved for `idle` (for `answer` between the
+    /// body's last byte and the answer's first), or when `mustStop` gives
     /// a reason: looked at every `idle / 4` (20 ms to 1 s) by `ticker`,
     /// which also tells `bodySent` when due. Call on the event loop.
     func startWatchdog(
-        idle: TimeAmount, task: HTTPClient.Task<CollectedResponse>, ticker: CollectorTicker,
+        idle: TimeAmount, answer: TimeAmount, task: HTTPClient.Task<CollectedResponse>, ticker: CollectorTicker,
         mustStop: @escaping @Sendable (NIODeadline) -> (any Error)?
     ) {
         guard !stopped else { return }  // the answer came first
         let period = TimeAmount.nanoseconds(min(max(idle.nanoseconds / 4, 20_000_000), 1_000_000_000))
-        watch = (idle, period, .now() + period, task, mustStop)
+        watch = (idle, answer, period, .now() + period, task, mustStop)
         self.ticker = ticker
         ticker.add(self)
     }
@@ -95,7 +96,9 @@ final class ResponseCollector: HTTPClientResponseDelegate, @unchecked Sendable {
         }
         guard let watch, now >= watch.next else { return }
         self.watch?.next = now + watch.period
-        if let reason = now - lastActivity > watch.idle ? IdleTimeout() : watch.mustStop(now) {
+        let awaitingAnswer = requestFullySent && head == nil
+        let quiet = now - lastActivity > (awaitingAnswer ? watch.answer : watch.idle)
+        if let reason = quiet ? (awaitingAnswer ? AnswerTimeout() as any Error : IdleTimeout()) : watch.mustStop(now) {
             stopTimers()
             watch.task.fail(reason: reason)
         }
@@ -187,6 +190,7 @@ final class ResponseCollector: HTTPClientResponseDelegate, @unchecked Sendable {
 
 /// Thrown into a request that stayed idle too long.
 struct IdleTimeout: Error {}
+struct AnswerTimeout: Error {}
 
 /// The clock of every running request on one event loop: one repeated task
 /// looks at each collector's watchdog and delayed report. A task scheduled

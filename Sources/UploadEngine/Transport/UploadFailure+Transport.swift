@@ -12,6 +12,8 @@ extension UploadFailure {
         switch error {
         case is IdleTimeout:
             self = .idleTimeout(timeouts.idle)
+        case is AnswerTimeout:
+            self = .answerTimeout(timeouts.answer)
         case let error as FormDataError:
             self = .input(error)
         case let error as HTTPClientError:
