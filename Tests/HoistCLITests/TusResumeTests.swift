@@ -127,6 +127,37 @@ import Testing
         #expect(peer.storedFiles().values.contains { sha256(Array($0)) == sha })
     }
 
+    /// A tus server killed mid-upload and back 12 s later: the send waits
+    /// it out (a resumable upload retries an outage for minutes, not the
+    /// 5 s of a form's retries), goes on from what the server kept, and
+    /// the server ends up with the file.
+    @Test func aTusUploadWaitsOutAServerRestart() async throws {
+        let peer = try await TusPeer.resumableUpload()
+        let home = TemporaryDirectory()
+        let file = home.path + "/scan 扫描.bin"
+        let made = try await run(
+            "/bin/sh", ["-c", "head -c \(24 << 20) /dev/urandom > '\(file)' && sha256sum '\(file)'"])
+        let sha = String(made.stdout.prefix(64))
+        let send = try Subprocess(
+            hoistBinary,
+            ["send", "--tus", peer.creationURL, "-T", file, "--json", "-s", "--no-history"]
+                + ["--chunk-size", "1M", "--limit-rate", "4M"],
+            environment: hoistEnvironment(Self.environment(home)))
+        try await JournalTests.waitUntil("a quarter on the server", timeout: .seconds(60)) {
+            Self.largestFile(in: peer.directory.path) >= 6 << 20
+        }
+        peer.stop()
+        try await Task.sleep(for: .seconds(12))
+        try await peer.restartResumableUpload()
+        let result = await send.result()
+        #expect(result.status == 0, "\(String(decoding: result.stderr, as: UTF8.self))")
+        let line = try jsonObject(
+            try #require(String(decoding: result.stdout, as: UTF8.self).split(separator: "\n").last.map(String.init)))
+        #expect(line["ok"] as? Bool == true, "\(line)")
+        #expect((line["resumed_from"] as? Int ?? 0) >= 6 << 20, "went on from what the server kept: \(line)")
+        #expect(peer.storedFiles().values.contains { sha256(Array($0)) == sha })
+    }
+
     @Test func aKilledSendIsResumedInTheUIWithR() async throws {
         try await withReceiver(configure: { $0.readBytesPerSecond = 80 << 20 }) { receiver, saved in
             let home = TemporaryDirectory()

@@ -9,7 +9,7 @@ public final class TusPeer: @unchecked Sendable {
     public let directory: TemporaryDirectory
     /// The creation endpoint.
     public let creationURL: String
-    private let process: Subprocess
+    private var process: Subprocess
 
     private init(port: Int, directory: TemporaryDirectory, path: String, process: Subprocess) {
         self.port = port
@@ -23,14 +23,27 @@ public final class TusPeer: @unchecked Sendable {
     /// `resumable-upload serve`: every extension, relative `Location`s.
     public static func resumableUpload(_ arguments: [String] = []) async throws -> TusPeer {
         let directory = TemporaryDirectory()
-        let process = try Subprocess(
-            "/usr/bin/env",
-            [
-                "resumable-upload", "serve", "--host", "127.0.0.1", "--port", "0", "--upload-dir",
-                directory.path, "--db-path", directory.path + "/db", "--log-level", "WARNING",
-            ] + arguments, timeout: .seconds(1800))
+        let process = try serveResumableUpload(port: 0, directory: directory, arguments)
         let port = try await Subprocess.listeningPort(of: process.pid)
         return TusPeer(port: port, directory: directory, path: "/files", process: process)
+    }
+
+    private static func serveResumableUpload(port: Int, directory: TemporaryDirectory, _ arguments: [String]) throws
+        -> Subprocess
+    {
+        try Subprocess(
+            "/usr/bin/env",
+            [
+                "resumable-upload", "serve", "--host", "127.0.0.1", "--port", String(port), "--upload-dir",
+                directory.path, "--db-path", directory.path + "/db", "--log-level", "WARNING",
+            ] + arguments, timeout: .seconds(1800))
+    }
+
+    /// resumable-upload started again on the same port, over what it kept
+    /// (an outage: a killed server back after a while).
+    public func restartResumableUpload() async throws {
+        process = try Self.serveResumableUpload(port: port, directory: directory, [])
+        _ = try await Subprocess.listeningPort(of: process.pid)
     }
 
     /// aiohttp-tus: core, creation and termination only; `maxBody` is

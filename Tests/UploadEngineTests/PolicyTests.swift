@@ -65,6 +65,27 @@ import Testing
         #expect(RetryPolicy.none.delay(afterAttempt: 1, failure: failure, retryAfter: nil, jitter: 0) == nil)
     }
 
+    /// A resumable transfer waits out an unreachable or unavailable server
+    /// for `outageFactor` times the retries; a form's budget stays as it is,
+    /// and a refusal that is not an outage (a 400) is not retried at all.
+    @Test func anOutageIsWaitedOutLongerOnlyWhenNothingIsLost() {
+        let policy = RetryPolicy(maxRetries: 3)
+        let refused = UploadFailure.connectionFailed("connection refused")
+        func delay(_ attempt: Int, _ failure: UploadFailure, resumable: Bool) -> Duration? {
+            policy.delay(afterAttempt: attempt, failure: failure, retryAfter: nil, jitter: 1, resumable: resumable)
+        }
+        #expect(delay(4, refused, resumable: false) == nil)
+        #expect(delay(4, refused, resumable: true) == .seconds(4))
+        #expect(delay(12, refused, resumable: true) == .seconds(30), "capped")
+        #expect(delay(13, refused, resumable: true) == nil)
+        #expect(delay(5, .httpStatus(503, message: nil), resumable: true) != nil)
+        #expect(delay(5, .httpStatus(500, message: nil), resumable: true) == nil)
+        #expect(delay(1, .httpStatus(400, message: nil), resumable: true) == nil)
+        // Three and a half minutes of waits in all, as the docs say.
+        let waited = (1...12).compactMap { delay($0, refused, resumable: true) }.reduce(Duration.zero, +)
+        #expect(waited >= .seconds(180) && waited <= .seconds(240), "\(waited)")
+    }
+
     @Test func proxyFromEnvironment() {
         let proxies = ProxySettings.fromEnvironment([
             "http_proxy": "http://user:pw@proxy.local:3128/", "HTTPS_PROXY": "secure.local:8443",

@@ -37,6 +37,7 @@ struct UploadAttemptStateMachine: Sendable, Hashable {
     /// answer timed out: a PUT replaces what it wrote; a resumable
     /// transfer asks the server first; a POST or PATCH only when asked.
     private let resendsAfterAnswerTimeout: Bool
+    private let resumable: Bool
 
     init(number: Int, totalBytes: Int64?, request: UploadRequest) {
         self.number = number
@@ -45,6 +46,7 @@ struct UploadAttemptStateMachine: Sendable, Hashable {
         self.success = request.success
         // A resumable transfer's driver knows what it can send again.
         self.replayable = request.body.isReplayable || request.transfer.isResumable
+        self.resumable = request.transfer.isResumable
         self.resendsAfterAnswerTimeout =
             request.retry.retriesAfterSent || request.method == .put || request.transfer.isResumable
     }
@@ -72,7 +74,7 @@ struct UploadAttemptStateMachine: Sendable, Hashable {
                 replayable && (!sentWhole || resendsAfterAnswerTimeout)
                 ? retry.delay(
                     afterAttempt: number, failure: failure, retryAfter: outcome.retryAfter, jitter: jitter,
-                    inDoubt: outcome.inDoubt)
+                    inDoubt: outcome.inDoubt, resumable: resumable)
                 : nil
             return .finish(
                 response: response, answeredEarly: early, verdict: .attemptFailed(failure, retryIn: delay, now: now))

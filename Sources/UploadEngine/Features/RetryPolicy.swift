@@ -33,6 +33,12 @@ public struct RetryPolicy: Sendable, Hashable, Codable {
 
     public static let none = RetryPolicy(maxRetries: 0)
 
+    /// A resumable transfer loses nothing by waiting, so a server that is
+    /// away (restarting, a deploy, a dropped link) gets this many times the
+    /// retries, the waits capped at `maxDelay`: 3 retries become 12, about
+    /// three and a half minutes.
+    public static let outageFactor = 4
+
     private enum CodingKeys: String, CodingKey {
         case maxRetries, baseDelay, maxDelay, maxRetryAfter, retryableStatuses, retriesAfterSent
     }
@@ -51,17 +57,28 @@ public struct RetryPolicy: Sendable, Hashable, Codable {
     /// The wait before attempt `attempt + 1`, after attempt `attempt` (1-based)
     /// failed; `nil` when no retry is due. `jitter` is in 0...1. `inDoubt`:
     /// a resumable transfer's driver asks the server before it goes on, so
-    /// any failure is worth that.
+    /// any failure is worth that. `resumable`: nothing sent is lost by a
+    /// retry, so an outage is waited out longer (`outageFactor`).
     public func delay(
         afterAttempt attempt: Int, failure: UploadFailure, retryAfter: Duration?, jitter: Double,
-        inDoubt: Bool = false
+        inDoubt: Bool = false, resumable: Bool = false
     ) -> Duration? {
-        guard attempt <= maxRetries, inDoubt || isRetryable(failure) else { return nil }
+        let budget = resumable && Self.isOutage(failure) ? maxRetries * Self.outageFactor : maxRetries
+        guard attempt <= budget, inDoubt || isRetryable(failure) else { return nil }
         if let retryAfter { return min(retryAfter, maxRetryAfter) }
         let exponent = min(attempt - 1, 20)
         let backoff = min(baseDelay * (1 << exponent), maxDelay)
         // "Equal jitter": half fixed, half random, so waits spread but never collapse to zero.
         return backoff / 2 + backoff / 2 * jitter
+    }
+
+    /// The server cannot be reached or says it is unavailable.
+    static func isOutage(_ failure: UploadFailure) -> Bool {
+        switch failure {
+        case .connectionFailed, .connectTimeout, .connectionLost, .idleTimeout, .answerTimeout: return true
+        case .httpStatus(let status, _): return [502, 503, 504].contains(status)
+        default: return false
+        }
     }
 
     public func isRetryable(_ failure: UploadFailure) -> Bool {
