@@ -158,6 +158,45 @@ import Testing
         #expect(peer.storedFiles().values.contains { sha256(Array($0)) == sha })
     }
 
+    /// A server still away when the retries run out: the upload is not
+    /// lost. It stays open on the server and in the journal, `hoist resume`
+    /// lists it, and once the server is back it goes on from its offset.
+    @Test func anUploadWhoseServerStaysAwayIsKeptForResume() async throws {
+        let peer = try await TusPeer.resumableUpload()
+        let home = TemporaryDirectory()
+        let file = home.path + "/kept.bin"
+        let made = try await run(
+            "/bin/sh", ["-c", "head -c \(12 << 20) /dev/urandom > '\(file)' && sha256sum '\(file)'"])
+        let sha = String(made.stdout.prefix(64))
+        let send = try Subprocess(
+            hoistBinary,
+            ["send", "--tus", peer.creationURL, "-T", file, "--json", "-s", "--no-history", "--retries", "1"]
+                + ["--chunk-size", "1M", "--limit-rate", "4M"],
+            environment: hoistEnvironment(Self.environment(home)))
+        try await JournalTests.waitUntil("a third on the server", timeout: .seconds(60)) {
+            Self.largestFile(in: peer.directory.path) >= 4 << 20
+        }
+        peer.stop()
+        let failed = await send.result()
+        let stderr = String(decoding: failed.stderr, as: UTF8.self)
+        #expect(failed.status == 1, "\(stderr)")
+        #expect(stderr.contains("kept for hoist resume"), "\(stderr)")
+        let line = try jsonObject(
+            try #require(String(decoding: failed.stdout, as: UTF8.self).split(separator: "\n").last.map(String.init)))
+        #expect(line["kept_for_resume"] as? Bool == true, "\(line)")
+        let listed = try await Self.listed(home)
+        #expect(listed["upload_url"] as? String == line["upload_url"] as? String)
+
+        try await peer.restartResumableUpload()
+        let resume = try await hoist(["resume", "--json", "-s", "--no-history"], environment: Self.environment(home))
+        #expect(resume.status == 0, "\(resume.stderr)")
+        let resumed = try jsonObject(try #require(resume.stdoutLines.last))
+        #expect((resumed["resumed_from"] as? Int ?? 0) >= 4 << 20, "\(resumed)")
+        #expect(peer.storedFiles().values.contains { sha256(Array($0)) == sha })
+        let again = try await hoist(["resume", "--list"], environment: Self.environment(home))
+        #expect(again.stderr.contains("nothing to resume"), "\(again.stderr)")
+    }
+
     @Test func aKilledSendIsResumedInTheUIWithR() async throws {
         try await withReceiver(configure: { $0.readBytesPerSecond = 80 << 20 }) { receiver, saved in
             let home = TemporaryDirectory()

@@ -24,6 +24,10 @@ extension UploadEngine {
         /// Told one line as each exchange starts and one as it ends (`hoist
         /// send -v`): method, URL with credentials masked, status or failure.
         public var trace: (@Sendable (String) -> Void)?
+        /// Whether a resumable upload that failed because its server could
+        /// not be reached is kept open, for `hoist resume` (a journal
+        /// records it), instead of being aborted on the server.
+        public var keepsUnreachableUploads: Bool
 
         public init(
             concurrency: Int = 4,
@@ -34,8 +38,10 @@ extension UploadEngine {
             limitRate: Int64? = nil,
             keepsFinishedTasks: Bool = true,
             digestsSentFiles: Bool = false,
-            trace: (@Sendable (String) -> Void)? = nil
+            trace: (@Sendable (String) -> Void)? = nil,
+            keepsUnreachableUploads: Bool = false
         ) {
+            self.keepsUnreachableUploads = keepsUnreachableUploads
             self.trace = trace
             self.keepsFinishedTasks = keepsFinishedTasks
             self.digestsSentFiles = digestsSentFiles

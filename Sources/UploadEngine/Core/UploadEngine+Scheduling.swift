@@ -75,8 +75,15 @@ extension UploadEngine {
             // quit): a retry prepares and sends a new one.
             record.driver?.discard(record, on: self)
         }
-        if case .failed = record.snapshot.state, let note = record.driver?.finallyFailed(record, on: self) {
-            record.snapshot.note = note
+        if case .failed(let failure) = record.snapshot.state {
+            if keepsUnreachableUploads, record.driver != nil, record.snapshot.checkpoint != nil,
+                RetryPolicy.isOutage(failure)
+            {
+                record.snapshot.keptForResume = true
+                record.snapshot.note = "kept for hoist resume, which goes on from what the server holds"
+            } else if let note = record.driver?.finallyFailed(record, on: self) {
+                record.snapshot.note = note
+            }
         }
         removePreparedImages(record)
         record.attemptMachine = nil  // a retry makes a new one; a finished task keeps its result only

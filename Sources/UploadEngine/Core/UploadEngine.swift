@@ -17,6 +17,7 @@ public final class UploadEngine: @unchecked Sendable {
     var records: [TaskID: TaskRecord] = [:]
     /// See `Configuration.keepsFinishedTasks`.
     let keepsFinishedTasks: Bool
+    let keepsUnreachableUploads: Bool
     /// Finished tasks to forget after this turn of the queue (so that
     /// what follows a finish in the same turn, a tus DELETE say, still
     /// finds the record), and the counts of those forgotten.
@@ -58,6 +59,7 @@ public final class UploadEngine: @unchecked Sendable {
     public init(configuration: Configuration = Configuration(), monitors: [any UploadEventMonitor] = []) {
         self.concurrency = max(1, configuration.concurrency)
         self.keepsFinishedTasks = configuration.keepsFinishedTasks
+        self.keepsUnreachableUploads = configuration.keepsUnreachableUploads
         self.monitors = monitors
         self.environment = configuration.environment
         self.transport = HTTPTransport(

@@ -191,6 +191,10 @@ public struct TaskSnapshot: Sendable, Hashable, Identifiable {
     /// Bytes the server already held when the current attempt went on from
     /// a checkpoint; `nil` when it started from byte 0.
     public var resumedFrom: Int64? = nil
+    /// A resumable upload that failed because its server could not be
+    /// reached, left open on the server and in the journal for `hoist
+    /// resume` (`Configuration.keepsUnreachableUploads`).
+    public var keptForResume = false
     /// What the transfer's driver wants the user to know, e.g. that the
     /// server had lost a tus upload and it started again from 0.
     public var note: String? = nil

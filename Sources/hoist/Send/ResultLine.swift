@@ -44,6 +44,8 @@ enum ResultLine {
             // A resumable transfer: where it lives and what the server already had.
             .init("upload_url", task.checkpoint.map { .string(Secrets.displayURL($0.uploadURL)) } ?? .null),
             .init("resumed_from", task.resumedFrom.map { .number("\($0)") } ?? .null),
+            // Failed with its server out of reach, and left for `hoist resume`.
+            .init("kept_for_resume", .bool(task.keptForResume)),
             // Photos prepared before they went: what each became.
             .init("images", task.preparedImages.isEmpty ? .null : .array(task.preparedImages.map(imageMembers))),
         ]

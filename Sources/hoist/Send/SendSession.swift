@@ -88,7 +88,7 @@ final class SendSession: UploadEventMonitor, @unchecked Sendable {
             configuration: .init(
                 concurrency: plan.concurrency, insecure: insecure, limitRate: plan.limitRate,
                 keepsFinishedTasks: false, digestsSentFiles: history != nil,
-                trace: trace),
+                trace: trace, keepsUnreachableUploads: journal != nil),
             monitors: journal.map { [$0] } ?? shown)
         engine.pause()
         if verbose {

@@ -49,7 +49,7 @@ struct TUICommand: AsyncParsableCommand {
             target: initial, entries: settings.entries, files: files, profile: target.profile, loadedProfile: loaded,
             configuration: UploadEngine.Configuration(
                 concurrency: initial.concurrency, insecure: target.insecure,
-                limitRate: initial.bandwidthLimit, digestsSentFiles: true),
+                limitRate: initial.bandwidthLimit, digestsSentFiles: true, keepsUnreachableUploads: true),
             history: HistoryStore(path: HistoryStore.defaultPath()), journal: JournalStore.defaultDirectory())
         throw ExitCode(status.rawValue)
     }
