@@ -273,8 +273,10 @@ final class LedgerServer: @unchecked Sendable {
         let journal = TemporaryDirectory()
         let store = try JournalStore(directory: journal.path)
         let recorder = JournalRecorder(store: store, command: "test") { Issue.record("journal: \($0)") }
-        let first = UploadEngine(configuration: .init(concurrency: 2, environment: [:]), monitors: [recorder])
-        let id = try first.add(Self.request(path, server: name))
+        // Kept when it fails for good, as where a journal records: the "killed" run must not go on.
+        let first = UploadEngine(
+            configuration: .init(concurrency: 2, environment: [:], keepsUnreachableUploads: true), monitors: [recorder])
+        let id = try first.add(Self.request(path, server: name, retries: 0))
         // The sixth append waits at the pause: the run is "killed" there.
         try await JournalTests.waitUntil("5 chunks on the server") {
             first.snapshot(id)?.checkpoint?.offset == Int64(5 * Self.chunk) && server.waiting == 1
@@ -287,6 +289,8 @@ final class LedgerServer: @unchecked Sendable {
         #expect(saved == LedgerCheckpoint(uploadID: "L1", offset: Int64(5 * Self.chunk), length: Int64(bytes.count)))
         #expect(document.tasks.first?.request.transfer == Self.request(path, server: name).transfer)
         server.release(dropping: true)
+        let killed = try #require(await first.result(of: id))
+        #expect(killed.keptForResume && server.uploadIDs == ["L1"], "\(killed.state)")
         await first.shutdown()
 
         let collected = EventLog()
@@ -352,7 +356,7 @@ final class LedgerServer: @unchecked Sendable {
             return
         }
         #expect(failure.description.contains("503"), "\(failure)")
-        #expect(failed.attempts == 3)
+        #expect(failed.attempts == 1 + 2 * RetryPolicy.outageFactor, "a 503 is an outage, waited out longer")
         #expect(failed.note == "the ledger upload was deleted")
         #expect(server.uploadIDs.isEmpty)
         await engine.shutdown()
