@@ -128,103 +128,6 @@ import Testing
         #expect(m.chunkSize == 32768)
     }
 
-    @Test func anAutomaticChunkIsAboutASecondOfTransferWithinItsBounds() {
-        let first = TusChunkSize.first
-        #expect(TusChunkSize.automatic(afterSending: first, in: 0.5) == 2 * first)  // 16 MiB/s
-        #expect(TusChunkSize.automatic(afterSending: first, in: 0.3) == 2 * first)  // 26 MiB/s: not 32 MiB yet
-        #expect(TusChunkSize.automatic(afterSending: first, in: 8) == first)  // 1 MiB/s: never below the first
-        #expect(TusChunkSize.automatic(afterSending: first, in: 0.001) == TusChunkSize.largest)
-        #expect(TusChunkSize.automatic(afterSending: first, in: 0.001, ceiling: 12 << 20) == 12 << 20)
-        #expect(TusChunkSize.automatic(afterSending: first, in: 0) == TusChunkSize.largest)
-    }
-
-    @Test func automaticChunksGrowOnAFastLinkShrinkOnASlowOneAndWhatWasHashedIsSent() throws {
-        let mib: Int64 = 1 << 20
-        let path = directory.path + "/big.bin"
-        let fd = open(path, O_CREAT | O_WRONLY, 0o644)
-        ftruncate(fd, off_t(1 << 30))  // sparse: only its size matters here
-        close(fd)
-        let file = try #require(FileSnapshot(path: path))
-        var m = TusUploadStateMachine(
-            endpoint: endpoint, path: path, metadata: [], settings: TusSettings(), checkpoint: nil)
-        _ = m.handle(.start(file: file))
-        _ = m.handle(.answered(status: 204, headers: Self.options))
-        func answer(at offset: Int64, seconds: Double) -> Range<Int64>? {
-            exchange(
-                m.handle(
-                    .answered(status: 204, headers: [HeaderField("Upload-Offset", String(offset))], seconds: seconds)))?
-                .chunk
-        }
-        var chunk = try #require(
-            exchange(m.handle(.answered(status: 201, headers: [HeaderField("Location", "/f/1")])))?.chunk)
-        #expect(chunk == 0..<8 * mib)
-        // The engine hashes the chunk after the one on the wire; it must be the one sent next.
-        var hashed = m.chunk(following: chunk)
-        #expect(hashed == 8 * mib..<16 * mib)
-        // Loopback speed: 8 MiB in 10 ms affords the largest chunk, but a
-        // chunk at most doubles, so each is hashed in its forerunner's transfer.
-        // While the size grows the one after the next is unknown; once it
-        // settles, that one is hashed too.
-        for (offset, size, ahead) in [(8, 8, 1), (16, 16, 1), (32, 32, 1), (64, 64, 2), (128, 64, 2)]
-            as [(Int64, Int64, Int)]
-        {
-            chunk = try #require(answer(at: offset * mib, seconds: 0.01))
-            #expect(chunk == hashed)
-            #expect(chunk == offset * mib..<(offset + size) * mib)
-            hashed = m.chunk(following: chunk)
-            #expect(m.chunks(following: chunk).first == hashed)
-            #expect(m.chunks(following: chunk).count == ahead)
-        }
-        #expect(hashed == 192 * mib..<256 * mib)
-        #expect(m.chunks(following: chunk).last == 256 * mib..<320 * mib)
-        // The link slows to 2 MiB/s: back to 8 MiB, one chunk later.
-        chunk = try #require(answer(at: 192 * mib, seconds: 32))
-        #expect(chunk == hashed)
-        hashed = m.chunk(following: chunk)
-        #expect(hashed == 256 * mib..<264 * mib)
-        chunk = try #require(answer(at: 256 * mib, seconds: 32))
-        #expect(chunk == hashed)
-        // A 413 caps every later chunk at half the refused one, however fast the link.
-        let refused = m.handle(.answered(status: 413, headers: []))
-        #expect(refused.note?.contains("refused a 8388608-byte chunk") == true)
-        chunk = try #require(
-            exchange(m.handle(.answered(status: 200, headers: [HeaderField("Upload-Offset", "\(256 * mib)")])))?.chunk)
-        #expect(chunk == 256 * mib..<260 * mib)
-        chunk = try #require(answer(at: 260 * mib, seconds: 0.001))
-        #expect(chunk.count == 4 * mib)
-        #expect(m.chunk(following: chunk)?.count == Int(4 * mib))
-        // The last chunk ends at the file's end.
-        _ = m.handle(.failed(.connectionLost("reset")))
-        _ = m.handle(.start(file: file))
-        let end = m.chunk(following: (1 << 30) - 6 * mib..<(1 << 30) - 2 * mib)
-        #expect(end == (1 << 30) - 2 * mib..<(1 << 30))
-    }
-
-    @Test func aFixedChunkStaysWhateverTheSpeed() {
-        var (m, file) = machine(size: 100_000, chunk: 16 << 10)
-        _ = m.handle(.start(file: file))
-        _ = m.handle(.answered(status: 204, headers: Self.options))
-        _ = m.handle(.answered(status: 201, headers: [HeaderField("Location", "/files/z")]))
-        let next = exchange(
-            m.handle(.answered(status: 204, headers: [HeaderField("Upload-Offset", "16384")], seconds: 0.0001)))
-        #expect(next?.chunk == 16384..<32768)
-        #expect(m.chunk(following: 16384..<32768) == 32768..<49152)
-    }
-
-    @Test func checksumMismatchesWithoutEndAreAFailure() {
-        var (m, file) = machine(size: 1000)
-        _ = m.handle(.start(file: file))
-        _ = m.handle(.answered(status: 204, headers: Self.options))
-        _ = m.handle(.answered(status: 201, headers: [HeaderField("Location", "/files/z")]))
-        for _ in 0..<TusUploadStateMachine.patience { _ = m.handle(.answered(status: 460, headers: [])) }
-        let step = m.handle(.answered(status: 460, headers: []))
-        guard case .fail(.httpStatus(460, let message?)) = step.next else {
-            Issue.record("expected a 460 failure, got \(step.next)")
-            return
-        }
-        #expect(message.contains("did not match"))
-    }
-
     @Test func aLostUploadStartsAgainFromZeroAndSaysSo() {
         let (_, file) = machine(size: 30_000)
         let saved = TusCheckpoint(uploadURL: "https://tus.example/files/old", offset: 16384, length: 30_000, file: file)
@@ -243,67 +146,6 @@ import Testing
             Issue.record("a second loss must fail the attempt")
             return
         }
-    }
-
-    /// A URL that is not a tus endpoint (here a form handler: no Tus-Version
-    /// to OPTIONS, 200 to any POST) is named as such, not as a server bug.
-    @Test func aCreationWithoutAnUploadURLSaysWhy() {
-        func create(answering status: Int, _ headers: [HeaderField]) -> TusUploadStateMachine.Step {
-            var (m, file) = machine()
-            _ = m.handle(.start(file: file))
-            _ = m.handle(.answered(status: 405, headers: []))
-            return m.handle(.answered(status: status, headers: headers))
-        }
-        #expect(
-            create(answering: 200, []).next
-                == .fail(
-                    .protocolError(
-                        "the server answered HTTP 200 OK with no Location, not 201 Created with the upload's URL:"
-                            + " the URL does not look like a tus creation endpoint")))
-        #expect(
-            create(answering: 201, []).next
-                == .fail(
-                    .protocolError("the server created the upload (HTTP 201 Created) but its answer has no Location")))
-        #expect(
-            create(answering: 201, [HeaderField("Location", "ftp://elsewhere/1")]).next
-                == .fail(
-                    .protocolError(
-                        "the server created the upload but its Location \"ftp://elsewhere/1\" is not an http(s) URL")))
-    }
-
-    @Test func versionsLimitsAndMediaTypeAreNamedFailures() {
-        var (m, file) = machine(size: 5000)
-        _ = m.handle(.start(file: file))
-        let other = m.handle(.answered(status: 204, headers: [HeaderField("Tus-Version", "0.2.2,0.2.1")]))
-        // An OPTIONS answer that is not tus's (no Tus-Version) is not a refusal.
-        var (plainHTTP, _) = machine(size: 5000)
-        _ = plainHTTP.handle(.start(file: file))
-        #expect(exchange(plainHTTP.handle(.answered(status: 200, headers: [])))?.method == "POST")
-        #expect(other.next == .fail(.protocolError("the server speaks tus 0.2.2, 0.2.1; hoist speaks 1.0.0")))
-
-        var (small, _) = machine(size: 5000)
-        _ = small.handle(.start(file: file))
-        let limit = small.handle(
-            .answered(status: 204, headers: Self.options + [HeaderField("Tus-Max-Size", "4096")]))
-        #expect(
-            limit.next
-                == .fail(.protocolError("the file is 5000 bytes and the server takes at most 4096 (Tus-Max-Size)")))
-
-        var (m412, _) = machine(size: 5000)
-        _ = m412.handle(.start(file: file))
-        _ = m412.handle(.answered(status: 204, headers: Self.options))
-        let refused = m412.handle(.answered(status: 412, headers: [HeaderField("Tus-Version", "2.0.0")]))
-        #expect(refused.next == .fail(.httpStatus(412, message: "the server speaks tus 2.0.0; hoist speaks 1.0.0")))
-
-        var (m415, _) = machine(size: 5000)
-        _ = m415.handle(.start(file: file))
-        _ = m415.handle(.answered(status: 204, headers: Self.options))
-        _ = m415.handle(.answered(status: 201, headers: [HeaderField("Location", "/files/q")]))
-        guard case .fail(.httpStatus(415, let message?)) = m415.handle(.answered(status: 415, headers: [])).next else {
-            Issue.record("415 must fail with its reason")
-            return
-        }
-        #expect(message.contains("application/offset+octet-stream"))
     }
 
     @Test func aServerWithoutOPTIONSStillGetsTheCoreProtocol() {
@@ -356,21 +198,6 @@ import Testing
                     status: 201, headers: [HeaderField("Location", "/f/1"), HeaderField("Upload-Offset", "16384")])))
         #expect(patch?.chunk == ahead)
         #expect(patch?.checksum == .sha1)
-    }
-
-    @Test func aFileChangedSinceTheUploadWasCreatedIsNeverAppended() throws {
-        var (m, file) = machine(size: 40_000)
-        _ = m.handle(.start(file: file))
-        _ = m.handle(.answered(status: 204, headers: Self.options))
-        _ = m.handle(.answered(status: 201, headers: [HeaderField("Location", "/files/c")]))
-        _ = m.handle(.failed(.connectionLost("reset")))
-        let path = directory.file("a.bin", Array(repeating: 8, count: 40_001))
-        let step = m.handle(.start(file: FileSnapshot(path: path)!))
-        guard case .fail(.input(.fileChanged(_, _, let detail))) = step.next else {
-            Issue.record("expected a refusal, got \(step.next)")
-            return
-        }
-        #expect(detail.contains("not appended to https://tus.example/files/c"))
     }
 
     @Test func terminationIsOfferedOnlyWhenTheServerSaysSo() {
