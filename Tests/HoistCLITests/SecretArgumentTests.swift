@@ -60,6 +60,8 @@ import Testing
                 "--header=X-Api-Key: zzz999", "--secret-header", "X-Plain", "-F", "password=hunter2",
                 // curl's attached spellings, which the rewriter accepts too.
                 "-HAuthorization-Extra: Bearer att4ched", "-sHX-Auth-Token: j0ined", "-Fapi_key=f0rmkey",
+                // A target option's URL (the option table's flags are read by the same tokenizer).
+                "--endpoint=http://minio:endp0intpw@127.0.0.1:9000",
                 "--no-history", "-s",
             ]
             let send = try Subprocess(hoistBinary, arguments, environment: hoistEnvironment(), timeout: .seconds(60))
@@ -77,7 +79,7 @@ import Testing
             #expect(FileManager.default.createFile(atPath: folder.path + "/release", contents: nil))
             for secret in [
                 "t0kenuser", "k3yvalue", "s3cret", "abcdef", "visible", "zzz999", "hunter2", "att4ched", "j0ined",
-                "f0rmkey",
+                "f0rmkey", "endp0intpw",
             ] {
                 #expect(!shown.contains(secret), "\(secret) in \(shown)")
             }

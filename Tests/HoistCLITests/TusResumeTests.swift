@@ -38,6 +38,33 @@ import Testing
         #expect(killed.status == 128 + SIGKILL, "it finished before the kill")
     }
 
+    /// Starts `hoist send --tus` of `size` random bytes at 4 MB/s in 1 MiB
+    /// PATCHes, and kills the server once it holds `stopAt`.
+    static func sendAndStopTheServer(
+        _ peer: TusPeer, home: TemporaryDirectory, size: Int, stopAt: Int64, extra: [String] = []
+    ) async throws -> (send: Subprocess, sha: String) {
+        let file = home.path + "/scan 扫描.bin"
+        let made = try await run(
+            "/bin/sh", ["-c", "head -c \(size) /dev/urandom > '\(file)' && sha256sum '\(file)'"])
+        let send = try Subprocess(
+            hoistBinary,
+            ["send", "--tus", peer.creationURL, "-T", file, "--json", "-s", "--no-history"]
+                + ["--chunk-size", "1M", "--limit-rate", "4M"] + extra,
+            environment: hoistEnvironment(environment(home)))
+        try await JournalTests.waitUntil("\(stopAt) bytes on the server", timeout: .seconds(60)) {
+            largestFile(in: peer.directory.path) >= stopAt
+        }
+        peer.stop()
+        return (send, String(made.stdout.prefix(64)))
+    }
+
+    /// How a send ended: its status, its stderr and its last `--json` line.
+    static func ended(_ send: Subprocess) async throws -> (status: Int32, stderr: String, line: [String: Any]) {
+        let result = await send.result()
+        let last = String(decoding: result.stdout, as: UTF8.self).split(separator: "\n").last.map(String.init)
+        return (result.status, String(decoding: result.stderr, as: UTF8.self), try jsonObject(try #require(last)))
+    }
+
     /// `hoist resume --list --json`: the one task, with its upload URL.
     static func listed(_ home: TemporaryDirectory) async throws -> [String: Any] {
         let list = try await hoist(["resume", "--list", "--json"], environment: environment(home))
@@ -134,25 +161,11 @@ import Testing
     @Test func aTusUploadWaitsOutAServerRestart() async throws {
         let peer = try await TusPeer.resumableUpload()
         let home = TemporaryDirectory()
-        let file = home.path + "/scan 扫描.bin"
-        let made = try await run(
-            "/bin/sh", ["-c", "head -c \(24 << 20) /dev/urandom > '\(file)' && sha256sum '\(file)'"])
-        let sha = String(made.stdout.prefix(64))
-        let send = try Subprocess(
-            hoistBinary,
-            ["send", "--tus", peer.creationURL, "-T", file, "--json", "-s", "--no-history"]
-                + ["--chunk-size", "1M", "--limit-rate", "4M"],
-            environment: hoistEnvironment(Self.environment(home)))
-        try await JournalTests.waitUntil("a quarter on the server", timeout: .seconds(60)) {
-            Self.largestFile(in: peer.directory.path) >= 6 << 20
-        }
-        peer.stop()
+        let (send, sha) = try await Self.sendAndStopTheServer(peer, home: home, size: 24 << 20, stopAt: 6 << 20)
         try await Task.sleep(for: .seconds(12))
         try await peer.restartResumableUpload()
-        let result = await send.result()
-        #expect(result.status == 0, "\(String(decoding: result.stderr, as: UTF8.self))")
-        let line = try jsonObject(
-            try #require(String(decoding: result.stdout, as: UTF8.self).split(separator: "\n").last.map(String.init)))
+        let (status, stderr, line) = try await Self.ended(send)
+        #expect(status == 0, "\(stderr)")
         #expect(line["ok"] as? Bool == true, "\(line)")
         // The server's file runs ahead of the offset it acknowledged by the PATCHes in flight at the kill.
         #expect((line["resumed_from"] as? Int ?? 0) >= 3 << 20, "went on from what the server kept: \(line)")
@@ -165,25 +178,11 @@ import Testing
     @Test func anUploadWhoseServerStaysAwayIsKeptForResume() async throws {
         let peer = try await TusPeer.resumableUpload()
         let home = TemporaryDirectory()
-        let file = home.path + "/kept.bin"
-        let made = try await run(
-            "/bin/sh", ["-c", "head -c \(12 << 20) /dev/urandom > '\(file)' && sha256sum '\(file)'"])
-        let sha = String(made.stdout.prefix(64))
-        let send = try Subprocess(
-            hoistBinary,
-            ["send", "--tus", peer.creationURL, "-T", file, "--json", "-s", "--no-history", "--retries", "1"]
-                + ["--chunk-size", "1M", "--limit-rate", "4M"],
-            environment: hoistEnvironment(Self.environment(home)))
-        try await JournalTests.waitUntil("a third on the server", timeout: .seconds(60)) {
-            Self.largestFile(in: peer.directory.path) >= 4 << 20
-        }
-        peer.stop()
-        let failed = await send.result()
-        let stderr = String(decoding: failed.stderr, as: UTF8.self)
-        #expect(failed.status == 1, "\(stderr)")
+        let (send, sha) = try await Self.sendAndStopTheServer(
+            peer, home: home, size: 12 << 20, stopAt: 4 << 20, extra: ["--retries", "1"])
+        let (status, stderr, line) = try await Self.ended(send)
+        #expect(status == 1, "\(stderr)")
         #expect(stderr.contains("kept for hoist resume"), "\(stderr)")
-        let line = try jsonObject(
-            try #require(String(decoding: failed.stdout, as: UTF8.self).split(separator: "\n").last.map(String.init)))
         #expect(line["kept_for_resume"] as? Bool == true, "\(line)")
         let listed = try await Self.listed(home)
         #expect(listed["upload_url"] as? String == line["upload_url"] as? String)

@@ -6,6 +6,22 @@ import UploadPlan
 
 /// Whole screens rendered from models and compared as text, as a user reads them.
 @Suite struct ScreenTests {
+    /// A name holding a tab, a newline or an escape shows where they are,
+    /// as pictures, and its row keeps the pane's width (issue 37 #11).
+    @Test func controlCharactersInANameAreShownAsPictures() {
+        var m = Fixtures.model(width: 100, height: 24)
+        let name = "tab\tand\nnewline\u{1B}[31m.txt"
+        _ = m.update(.staged([StagedFile(path: "/data/" + name, size: 10)], problems: []))
+        _ = m.update(.engine(.added(Fixtures.task(1, name, state: .queued, total: 10))))
+        let lines = Fixtures.render(m)
+        #expect(lines.contains { $0.contains("tab␉and␊newline␛[31m.txt") && $0.hasPrefix("│") }, "\(lines)")
+        #expect(lines.filter { $0.contains("tab␉and␊newline") }.count >= 2, "the file and its task: \(lines)")
+        #expect(lines.allSatisfy { TextWidth.columns(of: $0) <= 100 })
+        var grid = Grid(size: Size(width: 12, height: 1))
+        #expect(grid.put("a\u{7F}b\u{85}c\r\n", x: 0, y: 0) == 7)
+        #expect(grid.lines() == ["a␡b�c␍␊     "])
+    }
+
     @Test func busyScreenAt120x40() {
         #expect(
             Fixtures.render(Fixtures.busyModel(width: 120, height: 40)) == [

@@ -100,6 +100,9 @@ public struct Grid: Sendable, Equatable {
         let limit = min(area.maxX, width, maxWidth.map { x + $0 } ?? Int.max)
         guard limit > x else { return 0 }
         if let written = putSimple(text, x: x, y: y, style: style, limit: limit, areaX: area.x) { return written }
+        if text.unicodeScalars.contains(where: { TextWidth.picture(of: $0) != nil }) {
+            return put(TextWidth.pictured(text), x: x, y: y, style: style, maxWidth: maxWidth, clip: clip)
+        }
         let shown = TextWidth.truncate(text, toColumns: limit - x)
         var column = x
         for character in shown {

@@ -1,12 +1,12 @@
 /// Terminal column widths, from Hoist's own table rather than libc's
 /// `wcwidth`, which returns -1 for CJK under LC_ALL=C. East Asian wide and
-/// fullwidth characters and emoji take two columns; combining marks and
-/// controls take none.
+/// fullwidth characters and emoji take two columns; combining marks take
+/// none; a control character takes the one column of its picture.
 public enum TextWidth {
     /// Columns a scalar occupies.
     public static func columns(of scalar: Unicode.Scalar) -> Int {
         let value = scalar.value
-        if value < 0x20 || (0x7F..<0xA0).contains(value) { return 0 }
+        if value < 0x20 || (0x7F..<0xA0).contains(value) { return 1 }
         if value < 0x300 { return 1 }
         if isZeroWidth(value) { return 0 }
         return isWide(value) ? 2 : 1
@@ -23,6 +23,25 @@ public enum TextWidth {
         case 0x1100...0x11FF, 0x1F1E6...0x1F1FF, 0x1F3FB...0x1F3FF, 0xAC00...0xD7A3, 0xD800...0xDFFF: return false
         default: return true
         }
+    }
+
+    /// What the grid draws for a control character, so a file named with a
+    /// tab or a newline shows where they are (`a␉b␊c.txt`) instead of
+    /// losing them: its Unicode control picture, or U+FFFD for a C1 control
+    /// (which has none); `nil` for any other scalar.
+    public static func picture(of scalar: Unicode.Scalar) -> Unicode.Scalar? {
+        let value = scalar.value
+        if value < 0x20 { return Unicode.Scalar(0x2400 + value) }
+        if value == 0x7F { return "\u{2421}" }
+        if (0x80..<0xA0).contains(value) { return "\u{FFFD}" }
+        return nil
+    }
+
+    /// `text` with each control character replaced by its picture.
+    public static func pictured(_ text: String) -> String {
+        var scalars = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars { scalars.append(picture(of: scalar) ?? scalar) }
+        return String(scalars)
     }
 
     /// Columns a character (grapheme cluster) occupies: its first scalar
