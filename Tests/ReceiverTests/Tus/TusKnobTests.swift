@@ -180,8 +180,9 @@ import Testing
     @Test func aPatchWaitsForTheOneBeforeIt() async throws {
         // A slow PATCH holds the upload; a second PATCH at the same offset waits for it, then gets 409.
         let bytes = pseudoRandomBytes(200_000, seed: 35)
-        // 2 s for the slow PATCH: time for HEADs through curl on a busy machine.
-        try await withReceiver({ $0.readBytesPerSecond = 100_000 }) { server in
+        // 8 s for the slow PATCH: time for HEADs through curl on a busy machine (at 2 s, two full
+        // suite runs saw it end before the first HEAD answered).
+        try await withReceiver({ $0.readBytesPerSecond = 25_000 }) { server in
             let tus = TusCurl(server)
             let location = try await tus.created(length: bytes.count)
             async let slow = tus.patch(location, offset: 0, bytes)
@@ -191,6 +192,11 @@ import Testing
                 progress = try await tus.head(location).offset ?? 0
             }
             #expect(progress > 0 && progress < 200_000)
+            // The second PATCH goes once under the receiver's 3 s lock wait is left of the first.
+            var offset = progress
+            for _ in 0..<500 where offset < 150_000 {
+                offset = try await tus.head(location).offset ?? 0
+            }
             let second = try await tus.patch(location, offset: 0, Array(bytes[..<10]))
             #expect(second.status == 409 && second.offset == 200_000)
             #expect(try await slow.status == 204)
