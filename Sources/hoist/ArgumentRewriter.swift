@@ -58,9 +58,7 @@ enum ArgumentRewriter {
     private static func rewriteSend(_ arguments: [String]) -> [String] {
         var out: [String] = []
         var values: [String: [String]] = [:]
-        let tokens = Dictionary(
-            ArgumentTokenizer.tokens(arguments).map { ($0.optionArgument, $0) }, uniquingKeysWith: { first, _ in first }
-        )
+        let tokens = tokensByPosition(arguments)
         var index = 0
         var rest: ArraySlice<String> = []
         while index < arguments.count {
@@ -114,11 +112,16 @@ enum ArgumentRewriter {
         return (flag.long, flag.switchValue)
     }
 
-    /// The UI's arguments with the target options (up to `--`) in `--target-settings`.
-    private static func takeTargetOptions(_ arguments: [String]) -> [String] {
-        let tokens = Dictionary(
+    /// The tokenizer's tokens by the position of their option.
+    private static func tokensByPosition(_ arguments: [String]) -> [Int: ArgumentTokenizer.Token] {
+        Dictionary(
             ArgumentTokenizer.tokens(arguments).map { ($0.optionArgument, $0) }, uniquingKeysWith: { first, _ in first }
         )
+    }
+
+    /// The UI's arguments with the target options (up to `--`) in `--target-settings`.
+    private static func takeTargetOptions(_ arguments: [String]) -> [String] {
+        let tokens = tokensByPosition(arguments)
         var out: [String] = []
         var pairs: [String] = []
         var index = 0

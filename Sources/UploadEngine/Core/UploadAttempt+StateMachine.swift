@@ -68,10 +68,10 @@ struct UploadAttemptStateMachine: Sendable, Hashable {
             guard let failure = failure(of: outcome, early: early) else {
                 return .finish(response: response, answeredEarly: early, verdict: .attemptSucceeded)
             }
-            let sentWhole: Bool
-            if case .answerTimeout = failure { sentWhole = true } else { sentWhole = false }
+            let mayGoTwice: Bool
+            if case .answerTimeout = failure { mayGoTwice = !resendsAfterAnswerTimeout } else { mayGoTwice = false }
             let delay =
-                replayable && (!sentWhole || resendsAfterAnswerTimeout)
+                replayable && !mayGoTwice
                 ? retry.delay(
                     afterAttempt: number, failure: failure, retryAfter: outcome.retryAfter, jitter: jitter,
                     inDoubt: outcome.inDoubt, resumable: resumable)

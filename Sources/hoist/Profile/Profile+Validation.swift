@@ -47,12 +47,16 @@ extension Profile {
         }
         for option in TargetOption.all {
             guard let written = given[option.key] else { continue }
+            guard option.profileType == .list else {
+                settings.set(
+                    try check(written[0], option.key) { text throws(TargetValueError) in try option.setting([text]) }!)
+                continue
+            }
+            // Each item alone first, so a message names the item that is wrong.
             var values: [String] = []
             for (index, item) in written.enumerated() {
-                let key = option.profileType == .list ? "\(option.key)[\(index)]" : option.key
-                // Each item alone first, so a message names the item that is wrong.
                 values.append(
-                    try check(item, key) { text throws(TargetValueError) in
+                    try check(item, "\(option.key)[\(index)]") { text throws(TargetValueError) in
                         _ = try option.setting([text])
                         return text
                     }!)
