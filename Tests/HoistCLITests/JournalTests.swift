@@ -281,43 +281,6 @@ import Testing
         }
     }
 
-    @Test func stagedFilesAndFieldsComeBackAfterAQuit() async throws {
-        let home = TemporaryDirectory()
-        try await Photos.make(width: 800, height: 600, at: home.path + "/身份证 正面.jpg")
-        let first = try await Self.startUI(home, arguments: "http://127.0.0.1:9/upload '身份证 正面.jpg'")
-        try await first.waitFor("the staged file") { $0.text.contains("身份证 正面.jpg") }
-        // Its own prepare settings come back too.
-        try await first.press("I")
-        try await first.waitFor("the prepare dialog") { $0.text.contains("Prepare images") }
-        try await first.press("Tab")
-        try await first.type("50")
-        try await first.press("Enter")
-        try await first.waitFor("the photo's own settings") { $0.text.contains("600×800 → 600×800 q50") }
-        try await first.press("f")
-        try await first.type("user_id")
-        try await first.press("Tab")
-        try await first.type("42")
-        try await first.press("Enter")
-        try await first.waitFor("the field") { $0.text.contains("user_id = 42") }
-        try await first.press("q")
-        try await first.waitFor("the shell again") { $0.text.contains("EXIT=0") }
-        #expect(Self.journals(home.path).count == 1)
-        #expect(Self.mode(Self.journalFolder(home.path) + "/" + Self.journals(home.path)[0]) == 0o600)
-        await first.kill()
-
-        let tmux = try await Self.startUI(home)
-        defer { Task { await tmux.kill() } }
-        let screen = try await tmux.waitFor("the staging area back") {
-            $0.text.contains("身份证 正面.jpg") && $0.text.contains("user_id = 42")
-                && $0.text.contains("127.0.0.1:9/upload") && $0.text.contains("600×800 → 600×800 q50")
-        }
-        #expect(screen.text.contains("1 staged file restored"))
-        // Deleting the file and the field empties the staging area: the journal goes at quit.
-        try await tmux.press("1", "d", "2", "d", "q")
-        try await tmux.waitFor("the shell again") { $0.text.contains("EXIT=0") }
-        #expect(Self.journals(home.path).isEmpty)
-    }
-
     /// A journal as hoist wrote it before all of its JSON went through one
     /// writer: `hoist send -F user=42 -F file=@… -H 'X-Trace: 1' --retries 2`,
     /// killed mid-upload. Only the URL, the path, the pid and the file's stat

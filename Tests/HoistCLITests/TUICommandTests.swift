@@ -17,7 +17,8 @@ import Testing
         // has its URL.
         (["http://127.0.0.1:9/x", "/no/such/a.jpg", "/no/such/b.jpg"], "file not found: /no/such/a.jpg"),
         (["--concurrency", "4", "http://127.0.0.1:9/x", "/no/such/c.jpg"], "file not found: /no/such/c.jpg"),
-        (["http://127.0.0.1:9/x", "/tmp"], "is a directory"),
+        // A folder is staged whole, a glob is expanded (issue 37 #9): one that matches nothing is refused.
+        (["http://127.0.0.1:9/x", "/no/such/*.jpg"], "no file matches /no/such/*.jpg"),
         (["http://exa mple.com/x"], "invalid URL"),
         (["front.jpg"], "file not found: front.jpg"),
         (["ftp://example.com/x"], "http or https"),

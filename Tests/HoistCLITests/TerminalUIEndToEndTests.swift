@@ -67,8 +67,23 @@ import Testing
         }
     }
 
-    /// `U` queues every staged file in one batch; a file gone since it was
-    /// staged is named, and the others still go.
+    /// A folder or a glob on the command line is staged as the browser stages
+    /// a folder (issue 37 #9): it was refused as a directory, or not found.
+    @Test func aFolderAndAGlobOnTheCommandLineAreStaged() async throws {
+        let work = FolderSendTests.tree()
+        let tmux = try await Tmux.start(width: 120, height: 40, in: work)
+        defer { Task { await tmux.kill() } }
+        try await tmux.type("\(hoistBinary) tui http://127.0.0.1:9/upload photos 'photos/**/a.jpg'")
+        try await tmux.press("Enter")
+        let screen = try await tmux.waitFor("the folder and the glob staged") {
+            $0.text.contains(
+                "staged 4 files · photos/: 3 files (2 hidden, 2 symbolic links left out) · photos/**/a.jpg: 1 file")
+        }
+        #expect(screen.text.contains("2026/june/a.jpg") && screen.text.contains("2026/身份证 正面.jpg"))
+        #expect(screen.text.contains("1/4"), "\(screen.text)")
+        try await tmux.press("q")
+    }
+
     /// `hoist URL *.bin` over a folder of 10,000 files: one word per file for
     /// the parser, whose work grows with the square of the words (1.7 s for
     /// 10,000 in a release build, about 17 s in this debug one); the words now
@@ -97,6 +112,8 @@ import Testing
         try await tmux.press("q")
     }
 
+    /// `U` queues every staged file in one batch; a file gone since it was
+    /// staged is named, and the others still go.
     @Test func eachFileAsATaskWithOneFileGone() async throws {
         try await withReceiver { receiver, saved in
             let work = TemporaryDirectory()

@@ -58,6 +58,12 @@ extension AppModel {
                 files.remove(at: cursor(.files))
             }
             clampCursor(.files)
+        case (.files, .character("D")):
+            // Clear all: the staging area empty, as D empties Tasks of finished ones.
+            notice = Notice(files.isEmpty ? "no file is staged" : "removed every staged file (\(files.count))")
+            files = []
+            restoredFiles = []
+            clampCursor(.files)
         case (.fields, .character("e")), (.fields, .enter):
             if entries.indices.contains(cursor(.fields)) {
                 overlay = .editor(entryForm(.editEntry(index: cursor(.fields))))

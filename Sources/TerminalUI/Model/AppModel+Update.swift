@@ -188,6 +188,15 @@ extension AppModel {
                 return ([task.id] + tasks.unfinishedFollowers(of: task.id)).map { .retry($0) }
             }
         case .character("R"): return resumeInterrupted()
+        case .character("X"):
+            let gone = files.filter { restoredFiles.contains($0.id) }.count
+            files.removeAll { restoredFiles.contains($0.id) }
+            restoredFiles = []
+            clampCursor(.files)
+            notice = Notice(
+                gone > 0
+                    ? "discarded \(Target.count(gone, "file")) an earlier hoist had staged"
+                    : "no restored file is staged")
         default:
             return handlePaneKey(key)
         }

@@ -70,6 +70,8 @@ public struct AppModel: Sendable {
     /// Paths being staged again from the history: marked when they arrive,
     /// so `u` sends exactly the earlier upload.
     var marksWhenStaged: Set<String> = []
+    /// Files an earlier hoist left staged, restored at start: `X` discards them.
+    public var restoredFiles: Set<Int> = []
     /// The next task the engine reports added is selected: `u` just queued it.
     var selectsNextAdded = false
     /// Tasks marked with Space in the Tasks pane: c, r and d act on them.

@@ -107,7 +107,8 @@ enum Bars {
         ]
         switch model.focus {
         case .files:
-            return [("a", "add"), ("Space", "mark"), ("e", "edit"), ("d", "delete"), ("o", "mode")] + common
+            let discard = model.restoredFiles.isEmpty ? [] : [("X", "discard restored")]
+            return discard + [("a", "add"), ("Space", "mark"), ("e", "edit"), ("d", "delete"), ("o", "mode")] + common
         case .fields:
             return [
                 ("f", "field"), ("H", "header"), ("e", "edit"), ("d", "delete"), ("s", "secret"), ("O", "profiles"),

@@ -16,6 +16,8 @@ enum HelpView {
                 ("Space, * (Files)", "mark a file, mark all or none: u and d act on the marked files"),
                 ("e or Enter", "edit: field name, filename, type / field or header"),
                 ("d or Del", "delete the marked files, or the selected row"),
+                ("D (Files)", "remove every staged file"),
+                ("X", "discard the files an earlier hoist left staged (restored at start)"),
                 ("K / J", "move the selected file up / down: the order of u"),
                 ("f", "add a text field"), ("H", "add a request header"), ("s", "mask or unmask a field's value"),
                 (
@@ -80,7 +82,10 @@ enum HelpView {
             "Leaving",
             [
                 ("?", "this help"), ("q or Ctrl-C", "quit (asks first while uploads run)"),
-                ("", "unfinished uploads and staged files come back at the next start"),
+                (
+                    "",
+                    "unfinished uploads come back at the next start; staged files too after a crash, else when the same target is opened"
+                ),
             ]
         ),
     ]

@@ -14,10 +14,13 @@ struct JournalAdoption {
     var sources: [String] = []
     /// Journals that could not be read, and where they were put.
     var unreadable: [String] = []
+    /// Files staged in a UI that was quit, for another target: kept for it.
+    var waiting: [(url: String, files: Int)] = []
 
     static func run(recorder: JournalRecorder, engine: UploadEngine, workspace: JournalWorkspace) -> JournalAdoption {
         var adoption = JournalAdoption(workspace: workspace)
         var adopted: [Orphan] = []
+        var shelved: [(Orphan, JournalDocument)] = []
         for orphan in JournalStore.orphans(in: recorder.store.directory, except: recorder.store.name) {
             let document: JournalDocument
             do {
@@ -31,15 +34,29 @@ struct JournalAdoption {
             adoption.summary.restored += summary.restored
             adoption.summary.flagged += summary.flagged
             adoption.summary.lost += summary.lost
-            if let staged = document.workspace { adoption.workspace.merge(staged) }
             // Named where uploads came from: a UI that only had files staged gave none.
             if !document.tasks.isEmpty { adoption.sources.append("hoist \(document.command) (pid \(document.pid))") }
+            if let staged = document.workspace, document.quit, staged.target.url != workspace.target.url {
+                // Quit with files staged for another target: they wait for it (issue 37 #5).
+                adoption.waiting.append((staged.target.url, staged.files.count))
+                if !document.tasks.isEmpty { shelved.append((orphan, document)) }
+                continue
+            }
+            if let staged = document.workspace { adoption.workspace.merge(staged) }
             adopted.append(orphan)
         }
-        guard !adopted.isEmpty else { return adoption }
+        guard !adopted.isEmpty || !shelved.isEmpty else { return adoption }
         UploadEngine.removeImagesOfDeadProcesses()
         recorder.setWorkspace(adoption.workspace)
         recorder.sync()
+        for (orphan, document) in shelved {
+            do {
+                try orphan.keep(staged: document.workspace!, of: document)
+            } catch {
+                adoption.unreadable.append(
+                    "cannot keep what was staged for \(document.workspace!.target.url): \(error)")
+            }
+        }
         for orphan in adopted { orphan.discard() }
         return adoption
     }
@@ -85,9 +102,19 @@ extension JournalAdoption {
             }
         }
         _ = model.update(.staged(files, problems: []))
+        model.restoredFiles = Set(model.files.suffix(files.count).map(\.id))
         var notice = self.notice
         if !files.isEmpty, notice == nil {
-            notice = Notice("\(files.count) staged file\(files.count == 1 ? "" : "s") restored from an earlier hoist")
+            notice = Notice(
+                "\(Target.count(files.count, "staged file")) restored from an earlier hoist: X discards \(files.count == 1 ? "it" : "them")"
+            )
+        }
+        if !waiting.isEmpty, notice == nil {
+            let count = waiting.reduce(0) { $0 + $1.files }
+            let urls = Array(Set(waiting.map { $0.url.isEmpty ? "no URL" : Secrets.displayURL($0.url) })).sorted()
+            notice = Notice(
+                "\(Target.count(count, "file")) staged earlier for \(urls.joined(separator: ", ")) wait for hoist tui on that target"
+            )
         }
         if !problems.isEmpty {
             let text = "staged earlier but not restaged: " + problems.joined(separator: "; ")

@@ -21,6 +21,10 @@ struct JournalDocument: Codable, Sendable {
     var sequence = 0
     var tasks: [JournalTask] = []
     var workspace: JournalWorkspace?
+    /// The UI that wrote it was quit with `q`: its staged files come back only
+    /// to a UI opened on the same target (issue 37 #5). A crash, a signal or
+    /// an older hoist leaves it false, and they come back to the next UI.
+    var quit = false
 
     init(command: String, pid: Int32) {
         self.command = command
@@ -35,11 +39,12 @@ struct JournalDocument: Codable, Sendable {
         sequence = try container.decodeIfPresent(Int.self, forKey: .sequence) ?? 0
         tasks = try container.decode([JournalTask].self, forKey: .tasks)
         workspace = try container.decodeIfPresent(JournalWorkspace.self, forKey: .workspace)
+        quit = try container.decodeIfPresent(Bool.self, forKey: .quit) ?? false
     }
 
     /// Named: `JournalRecorder.document` writes these keys itself.
     enum CodingKeys: String, CodingKey {
-        case version, command, pid, sequence, tasks, workspace
+        case version, command, pid, sequence, tasks, workspace, quit
     }
 
     /// Applies the log's records that the snapshot does not include yet. A

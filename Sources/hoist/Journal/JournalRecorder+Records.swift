@@ -150,12 +150,13 @@ extension JournalRecorder {
     /// The whole journal as a snapshot, including every record so far.
     func document() -> [UInt8] {
         typealias Key = JournalDocument.CodingKeys
-        let header: [JSONValue.Member] = [
-            .init(Key.version.stringValue, .number(String(JournalDocument.currentVersion))),
-            .init(Key.command.stringValue, .string(command)),
-            .init(Key.pid.stringValue, .number(String(getpid()))),
-            .init(Key.sequence.stringValue, .number(String(sequence))),
-        ]
+        let header: [JSONValue.Member] =
+            [
+                .init(Key.version.stringValue, .number(String(JournalDocument.currentVersion))),
+                .init(Key.command.stringValue, .string(command)),
+                .init(Key.pid.stringValue, .number(String(getpid()))),
+                .init(Key.sequence.stringValue, .number(String(sequence))),
+            ] + (quit ? [.init(Key.quit.stringValue, .bool(true))] : [])
         let tasks = self.tasks.keys.sorted().lazy.map { self.encode(self.tasks[$0]!.task) }
         return JSONValue.compactJSONBytes(
             header, written: [(Key.workspace.stringValue, workspaceJSON)], thenArrayAt: Key.tasks.stringValue,

@@ -77,6 +77,8 @@ final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
     var lastCommit: DispatchTime?
     static let commitInterval = DispatchTimeInterval.milliseconds(10)
     private var stopped = false
+    /// Set by `finish(quit: true)`: the snapshot says the UI was quit with `q`.
+    var quit = false
     var warned = false
 
     /// `report` is told, once, when the journal cannot be written. `target`,
@@ -221,15 +223,17 @@ final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
     /// Stops recording and leaves the journal as it stands: called before
     /// quitting cancels the unfinished tasks, so that they stay resumable.
     /// With nothing left, the journal and its lock are removed. Later
-    /// events only pass through.
-    func finish() {
+    /// events only pass through. `quit`: the user quit the UI, so its staged
+    /// files wait for the same target (`JournalDocument.quit`).
+    func finish(quit: Bool = false) {
         sync()
         queue.sync {
             guard !stopped else { return }
             stopped = true
+            self.quit = quit && workspaceHash != nil
             if tasks.isEmpty && workspaceHash == nil {
                 writer.sync { store.remove() }
-            } else if sequence > snapshotSequence {
+            } else if sequence > snapshotSequence || self.quit {
                 let snapshot = document()
                 writer.sync { self.save { () throws(StateFileError) in try self.store.compact(snapshot) } }
             }

@@ -213,6 +213,20 @@ final class Orphan: @unchecked Sendable {
         release()
     }
 
+    /// Keeps only its staging area, for a later UI on that target: its tasks
+    /// are safe in this process's journal by now. The snapshot replaces the
+    /// log atomically; records the log still holds are at or below its
+    /// sequence, so a crash before the log goes replays nothing twice.
+    func keep(staged workspace: JournalWorkspace, of document: JournalDocument) throws {
+        var kept = document
+        kept.tasks = []
+        kept.workspace = workspace
+        try AtomicFile.write(Array(JSONEncoder().encode(kept)), to: path)
+        unlink(logPath)
+        AtomicFile.syncFolder(of: path)
+        release()
+    }
+
     /// Renames an unreadable journal out of the way, never deleting it;
     /// returns where it went.
     func setAside() -> String {

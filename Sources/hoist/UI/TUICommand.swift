@@ -103,16 +103,18 @@ enum UISession {
         model.queue.concurrency = configuration.concurrency
         model.queue.limitRate = configuration.limitRate
         if !files.isEmpty {
-            guard case .staged(let staged, let problems, _) = FileSystem.stage(files, field: target.fileField) else {
-                return .badInput
-            }
+            // A folder or a glob is staged as the browser stages it (issue 37 #9).
+            let staging = FileSystem.stage(files, field: target.fileField, folders: true)
+            guard case .staged(_, let problems, _) = staging else { return .badInput }
             guard problems.isEmpty else { throw BadInput(problems.joined(separator: "\n")) }
-            _ = model.update(.staged(staged, problems: []))
+            _ = model.update(staging)
         }
-        model.notice = journalProblem
+        model.notice = journalProblem ?? model.notice
         if let journal {
             let adoption = JournalAdoption.run(recorder: journal, engine: engine, workspace: JournalWorkspace(model))
             model.notice = adoption.restore(into: &model) ?? model.notice
+            // What the command line staged is kept from the start, not from the first key.
+            journal.setWorkspace(JournalWorkspace(model))
         }
         let app = UploadManagerApp(
             model: model, engine: engine, mailbox: mailbox, secretNames: secretNames, journal: journal,

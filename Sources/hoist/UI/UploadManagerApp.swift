@@ -181,7 +181,8 @@ final class UploadManagerApp: TerminalProgram {
             }
         case .quit:
             // The journal stops first, so the tasks cancelled now stay resumable.
-            journal?.finish()
+            // A signal is not a quit: what is staged comes back to any target.
+            journal?.finish(quit: !model.interrupted)
             engine.cancelAll(reason: "hoist quit")
             return false
         }
@@ -220,10 +221,11 @@ enum FileSystem {
     }
 
     /// Checks each path as the encoder will (exists, a regular file, readable)
-    /// so a bad file is named now, not when its upload starts.
-    /// Checks each path. With `folders` (the browser's marks), a folder gives
-    /// every file under it, named by its path in the folder (`2026/june/a.jpg`),
-    /// hidden files and symbolic links left out; else it is refused as a directory.
+    /// so a bad file is named now, not when its upload starts. With `folders`
+    /// (the browser's marks, the UI's command line), a folder gives every file
+    /// under it, named by its path in the folder (`2026/june/a.jpg`), hidden
+    /// files and symbolic links left out, and a path that is not there is
+    /// read as a glob (`photos/**/*.jpg`); else a folder is refused.
     static func stage(_ paths: [String], field: String = "file", folders walks: Bool = false) -> Message {
         var staged: [StagedFile] = []
         var problems: [String] = []
@@ -244,7 +246,18 @@ enum FileSystem {
         }
         for path in paths {
             var info = stat()
-            guard walks, stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
+            let exists = stat(path, &info) == 0
+            if walks, !exists, path.contains(where: { "*?[".contains($0) }) {
+                let matches = (try? Glob.files(matching: path)) ?? []
+                guard !matches.isEmpty else {
+                    problems.append("no file matches \(path)")
+                    continue
+                }
+                for match in matches { add(match.path, filename: match.relative) }
+                folders.append("\(path): \(Target.count(matches.count, "file"))")
+                continue
+            }
+            guard walks, exists, info.st_mode & S_IFMT == S_IFDIR else {
                 add(path, filename: nil)
                 continue
             }
