@@ -162,14 +162,17 @@ extension AppModel {
             return [queue.isPaused ? .pause : .resume]
         case .character("+"), .character("="):
             queue.concurrency = min(64, queue.concurrency + 1)
+            keepLiveQueue()
             return [.setConcurrency(queue.concurrency)]
         case .character("-"), .character("_"):
             queue.concurrency = max(1, queue.concurrency - 1)
+            keepLiveQueue()
             return [.setConcurrency(queue.concurrency)]
         case .character("["), .character("]"):
             queue.limitRate = RateSteps.next(
                 from: queue.limitRate, raising: key == .character("]"), speed: tasks.totals.bytesPerSecond)
             target.limitRate = queue.limitRate ?? 0
+            keepLiveQueue()
             notice = Notice(
                 queue.limitRate.map { "limit \(Format.rate(Double($0))) over every upload ([ lowers, ] raises)" }
                     ?? "no bandwidth limit ([ sets one)")
@@ -201,6 +204,24 @@ extension AppModel {
             return handlePaneKey(key)
         }
         return []
+    }
+}
+
+extension AppModel {
+    mutating func keepLiveQueue() {
+        liveQueue = LiveQueue(concurrency: queue.concurrency, limitRate: queue.limitRate)
+        liveQueueIsEarlier = false
+    }
+
+    /// Puts back the queue's settings an earlier hoist had when it ended;
+    /// returns the effects that tell the engine.
+    public mutating func restoreLiveQueue(_ live: LiveQueue) -> [Effect] {
+        liveQueue = live
+        liveQueueIsEarlier = true
+        queue.concurrency = live.concurrency
+        queue.limitRate = live.limitRate
+        target.limitRate = live.limitRate ?? 0
+        return [.setConcurrency(live.concurrency), .setLimitRate(live.limitRate)]
     }
 }
 

@@ -70,6 +70,11 @@ public struct AppModel: Sendable {
     /// Paths being staged again from the history: marked when they arrive,
     /// so `u` sends exactly the earlier upload.
     var marksWhenStaged: Set<String> = []
+    /// The slots and bandwidth limit as set with `+ -` and `[ ]`, kept by the
+    /// journal (issue 37 #10); nil until one of those keys is pressed.
+    public var liveQueue: LiveQueue?
+    /// `liveQueue` came from an earlier hoist: the top bar says so.
+    public var liveQueueIsEarlier = false
     /// Files an earlier hoist left staged, restored at start: `X` discards them.
     public var restoredFiles: Set<Int> = []
     /// The next task the engine reports added is selected: `u` just queued it.
@@ -119,6 +124,18 @@ public struct AppModel: Sendable {
         file.id = nextFileID
         nextFileID += 1
         files.append(file)
+    }
+}
+
+/// The queue's settings changed while the UI ran.
+public struct LiveQueue: Sendable, Hashable, Codable {
+    public var concurrency: Int
+    /// Bytes per second over every upload; nil for no limit.
+    public var limitRate: Int64?
+
+    public init(concurrency: Int, limitRate: Int64?) {
+        self.concurrency = concurrency
+        self.limitRate = limitRate
     }
 }
 

@@ -11,7 +11,9 @@ enum Bars {
         let queue = model.queue
         let state = queue.isPaused ? "■ paused" : "▶ running"
         let limit = queue.limitRate.map { " ≤" + Format.rate(Double($0)) } ?? ""
-        let queueText = " \(state) \(model.tasks.totals.running)/\(queue.concurrency)\(limit) "
+        // ↺: the slots and limit are the last session's (issue 37 #10).
+        let earlier = model.liveQueueIsEarlier ? " ↺" : ""
+        let queueText = " \(state) \(model.tasks.totals.running)/\(queue.concurrency)\(limit)\(earlier) "
         let target = model.target
         let body = target.isS3 ? "object per file" : target.transfer == .tus ? "resumable" : target.bodyKind.rawValue
         // One request or each file alone: a choice for multipart bodies only; a chain, for any.

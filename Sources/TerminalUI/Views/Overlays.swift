@@ -46,6 +46,7 @@ enum HelpView {
                     "pause the selected task, or go on with it (a resumable upload from the server's offset)"
                 ), ("+ / -", "more or fewer uploads at once"),
                 ("[ / ]", "lower or raise the bandwidth limit over every upload (above 1 GiB/s: none)"),
+                ("", "the next hoist starts with these slots and limit (↺ in the top bar)"),
                 (
                     "/",
                     "filter tasks: part of a name, a glob (*.jpg), or a state: running, waiting, done, failed, cancelled, interrupted"

@@ -20,7 +20,7 @@ struct JournalAdoption {
     static func run(recorder: JournalRecorder, engine: UploadEngine, workspace: JournalWorkspace) -> JournalAdoption {
         var adoption = JournalAdoption(workspace: workspace)
         var adopted: [Orphan] = []
-        var shelved: [(Orphan, JournalDocument)] = []
+        var shelved: [(orphan: Orphan, document: JournalDocument, staged: JournalWorkspace)] = []
         for orphan in JournalStore.orphans(in: recorder.store.directory, except: recorder.store.name) {
             let document: JournalDocument
             do {
@@ -36,25 +36,31 @@ struct JournalAdoption {
             adoption.summary.lost += summary.lost
             // Named where uploads came from: a UI that only had files staged gave none.
             if !document.tasks.isEmpty { adoption.sources.append("hoist \(document.command) (pid \(document.pid))") }
-            if let staged = document.workspace, document.quit, staged.target.url != workspace.target.url {
-                // Quit with files staged for another target: they wait for it (issue 37 #5).
-                adoption.waiting.append((staged.target.url, staged.files.count))
-                if !document.tasks.isEmpty { shelved.append((orphan, document)) }
-                continue
+            if var staged = document.workspace, document.quit, staged.target.url != workspace.target.url {
+                // The queue's settings are the UI's, not the target's: they come back anyway.
+                if adoption.workspace.live == nil { adoption.workspace.live = staged.live }
+                let hadLive = staged.live != nil
+                staged.live = nil
+                if !staged.isEmpty {
+                    // Quit with files staged for another target: they wait for it (issue 37 #5).
+                    adoption.waiting.append((staged.target.url, staged.files.count))
+                    if !document.tasks.isEmpty || hadLive { shelved.append((orphan, document, staged)) }
+                    continue
+                }
+            } else if let staged = document.workspace {
+                adoption.workspace.merge(staged)
             }
-            if let staged = document.workspace { adoption.workspace.merge(staged) }
             adopted.append(orphan)
         }
         guard !adopted.isEmpty || !shelved.isEmpty else { return adoption }
         UploadEngine.removeImagesOfDeadProcesses()
         recorder.setWorkspace(adoption.workspace)
         recorder.sync()
-        for (orphan, document) in shelved {
+        for (orphan, document, staged) in shelved {
             do {
-                try orphan.keep(staged: document.workspace!, of: document)
+                try orphan.keep(staged: staged, of: document)
             } catch {
-                adoption.unreadable.append(
-                    "cannot keep what was staged for \(document.workspace!.target.url): \(error)")
+                adoption.unreadable.append("cannot keep what was staged for \(staged.target.url): \(error)")
             }
         }
         for orphan in adopted { orphan.discard() }
@@ -113,8 +119,8 @@ extension JournalAdoption {
             let count = waiting.reduce(0) { $0 + $1.files }
             let urls = Array(Set(waiting.map { $0.url.isEmpty ? "no URL" : Secrets.displayURL($0.url) })).sorted()
             notice = Notice(
-                "\(Target.count(count, "file")) staged earlier for \(urls.joined(separator: ", ")) wait for hoist tui on that target"
-            )
+                "\(Target.count(count, "file")) staged earlier for \(urls.joined(separator: ", "))"
+                    + " wait\(count == 1 ? "s" : "") for hoist tui on that target")
         }
         if !problems.isEmpty {
             let text = "staged earlier but not restaged: " + problems.joined(separator: "; ")

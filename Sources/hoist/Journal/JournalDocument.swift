@@ -265,9 +265,11 @@ struct JournalWorkspace: Codable, Sendable, Hashable {
     var target: Target
     var entries: [FormEntry]
     var files: [File]
+    /// The slots and bandwidth limit set live (`+ -`, `[ ]`); nil when untouched.
+    var live: LiveQueue?
 
     /// A target alone is not worth keeping: it comes back with the next `hoist URL`.
-    var isEmpty: Bool { entries.isEmpty && files.isEmpty }
+    var isEmpty: Bool { entries.isEmpty && files.isEmpty && live == nil }
 
     init(target: Target, entries: [FormEntry], files: [StagedFile]) {
         self.target = target
@@ -284,6 +286,7 @@ extension JournalWorkspace {
     /// The UI's staging area as it stands.
     init(_ model: AppModel) {
         self.init(target: model.target, entries: model.entries, files: model.files)
+        live = model.liveQueue
     }
 
     /// Adds what `other` staged: its files that are not staged here yet,
@@ -292,6 +295,7 @@ extension JournalWorkspace {
         let known = Set(files.map { [$0.path, $0.field] })
         files += other.files.filter { !known.contains([$0.path, $0.field]) }
         if entries.isEmpty { entries = other.entries }
+        if live == nil { live = other.live }
         if target.url.isEmpty, !other.target.url.isEmpty { target = other.target }
     }
 }

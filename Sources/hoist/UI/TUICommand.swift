@@ -50,7 +50,8 @@ struct TUICommand: AsyncParsableCommand {
             configuration: UploadEngine.Configuration(
                 concurrency: initial.concurrency, insecure: target.insecure,
                 limitRate: initial.bandwidthLimit, digestsSentFiles: true, keepsUnreachableUploads: true),
-            history: HistoryStore(path: HistoryStore.defaultPath()), journal: JournalStore.defaultDirectory())
+            history: HistoryStore(path: HistoryStore.defaultPath()), journal: JournalStore.defaultDirectory(),
+            queueGiven: flags.has("concurrency") || flags.has("limit_rate"))
         throw ExitCode(status.rawValue)
     }
 }
@@ -62,7 +63,7 @@ enum UISession {
         startDirectory: String = FileManager.default.currentDirectoryPath,
         configuration: UploadEngine.Configuration, initialKeys: [Key] = [], alsoSend: [UploadRequest] = [],
         history: HistoryStore? = nil,
-        journal journalDirectory: String? = nil
+        journal journalDirectory: String? = nil, queueGiven: Bool = false
     ) async throws -> ExitStatus {
         // A session lives long and its bursts (10,000 files staged, then
         // queued) are freed soon after: buffers past 128 KiB are mapped
@@ -113,6 +114,17 @@ enum UISession {
         if let journal {
             let adoption = JournalAdoption.run(recorder: journal, engine: engine, workspace: JournalWorkspace(model))
             model.notice = adoption.restore(into: &model) ?? model.notice
+            // The slots and limit set live last time, unless the command line sets them now (issue 37 #10).
+            if let live = adoption.workspace.live, !queueGiven {
+                _ = model.restoreLiveQueue(live)
+                engine.concurrencyLimit = live.concurrency
+                engine.limitRate = live.limitRate
+                let limit = live.limitRate.map { ", ≤" + Format.rate(Double($0)) } ?? ", no limit"
+                let text = "\(live.concurrency) at once\(limit) from the last session (↺)"
+                model.notice = Notice(
+                    [text, model.notice?.text].compactMap { $0 }.joined(separator: "; "),
+                    isError: model.notice?.isError ?? false)
+            }
             // What the command line staged is kept from the start, not from the first key.
             journal.setWorkspace(JournalWorkspace(model))
         }

@@ -5,10 +5,11 @@ import Testing
 
 @testable import hoist
 
-/// What a UI left staged comes back where it is wanted (issue 37 #5): after
-/// `q`, only to a UI on the same target; after a crash, to the next UI, with
-/// `X` to discard it.
-@Suite(.serialized) struct StagedFilesRestoreTests {
+/// What a UI leaves comes back where it is wanted. Staged files (issue 37
+/// #5): after `q`, only to a UI on the same target; after a crash, to the
+/// next UI, with `X` to discard them. The slots and bandwidth limit set live
+/// (#10): to the next UI, unless its command line sets them.
+@Suite(.serialized) struct UISessionRestoreTests {
     @Test func filesStagedBeforeAQuitWaitForTheirTarget() async throws {
         let home = TemporaryDirectory()
         try await Photos.make(width: 800, height: 600, at: home.path + "/身份证 正面.jpg")
@@ -39,7 +40,7 @@ import Testing
         // Another target: the photo is not staged for it, and the notice says where it waits.
         let other = try await JournalTests.startUI(home, arguments: "http://127.0.0.1:9/verify card.bin")
         var screen = try await other.waitFor("the other target's file") {
-            $0.text.contains("card.bin") && $0.text.contains("wait for hoist tui on that target")
+            $0.text.contains("card.bin") && $0.text.contains("waits for hoist tui on that target")
         }
         #expect(!screen.text.contains("身份证"), "\(screen.text)")
         #expect(!screen.text.contains("user_id"), "\(screen.text)")
@@ -92,5 +93,40 @@ import Testing
         try await second.press("D")
         screen = try await second.waitFor("nothing staged") { !$0.text.contains("mine.bin") }
         #expect(screen.text.contains("removed every staged file (1)"), "\(screen.text)")
+    }
+
+    @Test func theSlotsAndLimitSetLiveComeBackAfterAQuitAndAfterACrash() async throws {
+        let home = TemporaryDirectory()
+        _ = home.file("a.bin", Array(repeating: 1, count: 100))
+        let first = try await JournalTests.startUI(home, arguments: "http://127.0.0.1:9/upload a.bin")
+        try await first.press("+", "+", "+", "+", "[")
+        var screen = try await first.waitFor("8 slots and a limit") { $0.text.contains("running 0/8 ≤") }
+        let limit = try #require(screen[0].firstRange(of: "≤").map { String(screen[0][$0.lowerBound...]) })
+        try await first.press("q")
+        try await first.waitFor("the shell again") { $0.text.contains("EXIT=0") }
+        await first.kill()
+
+        // After q, on another target.
+        let second = try await JournalTests.startUI(home, arguments: "http://127.0.0.1:9/other")
+        screen = try await second.waitFor("the slots and limit back") { $0.text.contains("running 0/8 ≤") }
+        #expect(screen[0].contains(limit + " ↺"), "\(screen[0]) shows \(limit)")
+        #expect(screen[0].contains("↺"), "\(screen[0])")
+        #expect(screen.text.contains("8 at once, \(limit) from the last session (↺)"), "\(screen.text)")
+        // Changed again, then the terminal closes: SIGHUP, not a quit.
+        try await second.press("-")
+        try await second.waitFor("7 slots") { $0.text.contains("running 0/7 ≤") && !$0[0].contains("↺") }
+        await second.kill()
+
+        let third = try await JournalTests.startUI(home, arguments: "http://127.0.0.1:9/other")
+        try await third.waitFor("7 slots back") { $0.text.contains("running 0/7 ≤") }
+        try await third.press("q")
+        try await third.waitFor("the shell again") { $0.text.contains("EXIT=0") }
+        await third.kill()
+
+        // The command line wins over the last session.
+        let fourth = try await JournalTests.startUI(home, arguments: "http://127.0.0.1:9/other --concurrency 2")
+        defer { Task { await fourth.kill() } }
+        screen = try await fourth.waitFor("the command line's slots") { $0.text.contains("running 0/2") }
+        #expect(!screen[0].contains("↺"), "\(screen[0])")
     }
 }
