@@ -52,6 +52,39 @@ import UploadPlan
         #expect(screen.last?.contains("Enter stage again") == true)
     }
 
+    /// `/` filters by outcome or by words; a cancelled upload is ⊘, not a failure (issue 37 #8).
+    @Test func slashFiltersByOutcomeOrWords() throws {
+        let cancelled =
+            #"{"time":"2026-11-23T08:31:00Z","name":"scan 2.pdf","url":"https://files.example.com/in","ok":false,"status":null,"error":"cancelled by the user","method":"POST","files":[]}"#
+        let items = try Self.items() + [try #require(HistoryItem(entry: try JSONParser.parse(Array(cancelled.utf8))))]
+        #expect(items.map(\.outcome) == [.succeeded, .failed, .cancelled])
+        var model = Fixtures.model(width: 100, height: 30)
+        _ = model.update(.key(.character("L")))
+        _ = model.update(.historyLoaded(items, error: nil))
+        func rows() -> [String] { Fixtures.render(model).filter { $0.contains("2026-11-23 08:") } }
+        #expect(rows().count == 3)
+        #expect(rows()[0].contains("⊘ --- POST  scan 2.pdf"), "\(rows())")
+        _ = model.update(.key(.character("/")))
+        for c in "failed" { _ = model.update(.key(.character(c))) }
+        #expect(rows().count == 1 && rows()[0].contains("✘ 200 POST  back.jpg"), "\(rows())")
+        #expect(Fixtures.render(model).contains { $0.contains("/failed▏  1 of 3   Enter keep   Esc clear") })
+        _ = model.update(.key(.enter))
+        #expect(Fixtures.render(model).contains { $0.contains("filter: failed  1 of 3") })
+        // Enter on the kept filter's item stages it, as without a filter.
+        #expect(model.update(.key(.enter)) == [.stage(paths: ["/data/back.jpg"], field: "back")])
+        _ = model.update(.key(.character("L")))
+        _ = model.update(.historyLoaded(items, error: nil))
+        _ = model.update(.key(.character("/")))
+        for c in "正面 OCR" { _ = model.update(.key(.character(c))) }
+        #expect(rows().count == 1 && rows()[0].contains("身份证 正面.jpg"), "words in any case: \(rows())")
+        for _ in 0..<8 { _ = model.update(.key(.backspace)) }
+        for c in "nothing" { _ = model.update(.key(.character(c))) }
+        #expect(Fixtures.render(model).contains { $0.contains("no upload matches the filter") })
+        _ = model.update(.key(.escape))
+        #expect(rows().count == 3, "Esc while typing drops the filter")
+        #expect(model.overlay != nil)
+    }
+
     @Test func enterStagesTheFilesAgainUnderTheirFieldsAndAimsTheTarget() throws {
         var model = Fixtures.model(width: 100, height: 30)
         _ = model.update(.key(.character("L")))

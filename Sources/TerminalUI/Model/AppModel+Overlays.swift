@@ -84,11 +84,35 @@ extension AppModel {
             if case .browser = self.overlay { self.overlay = .browser(browser) }
             return effects
         case .history(var history):
-            if history.handleMove(key, listHeight: HistoryView.listHeight(for: size)) {
+            if var input = history.filterInput {
+                // Typing the filter: the list follows each key; Enter keeps it, Esc drops it.
+                switch key {
+                case .enter: history.filterInput = nil
+                case .escape:
+                    history.filterInput = nil
+                    history.setFilter("")
+                default:
+                    if input.handle(key) {
+                        history.filterInput = input
+                        history.setFilter(input.text)
+                    }
+                }
+                self.overlay = .history(history)
+                return []
+            }
+            if history.handleMove(key, listHeight: HistoryView.listHeight(for: size, history)) {
                 self.overlay = .history(history)
                 return []
             }
             switch key {
+            case .character("/"):
+                history.filterInput = TextInput(history.filter)
+                self.overlay = .history(history)
+                return []
+            case .escape where !history.filter.isEmpty:
+                history.setFilter("")
+                self.overlay = .history(history)
+                return []
             case .enter:
                 guard let item = history.selected else { return [] }
                 // Files staged already: the user says whether these replace them or join them.

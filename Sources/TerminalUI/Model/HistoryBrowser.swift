@@ -8,8 +8,22 @@ public struct HistoryItem: Sendable, Hashable {
         public var size: Int64?
     }
 
+    /// How a task ended: a cancelled one is not a failure (issue 37 #8).
+    public enum Outcome: String, Sendable, Hashable, CaseIterable {
+        case succeeded, failed, cancelled
+
+        public init(_ state: TaskState) {
+            switch state {
+            case .succeeded: self = .succeeded
+            case .cancelled: self = .cancelled
+            default: self = .failed
+            }
+        }
+    }
+
     public var time: String
     public var ok: Bool
+    public var outcome: Outcome
     public var status: Int?
     public var method: UploadRequest.Method
     public var name: String
@@ -27,6 +41,7 @@ public struct HistoryItem: Sendable, Hashable {
     ) {
         self.time = time
         self.ok = ok
+        outcome = ok ? .succeeded : problem?.hasPrefix("cancelled") == true ? .cancelled : .failed
         self.status = status
         self.method = method
         self.name = name
@@ -69,6 +84,17 @@ public struct HistoryItem: Sendable, Hashable {
             durationMs: number(entry[path: "duration_ms"]) ?? 0,
             problem: string(entry[path: "message"]) ?? string(entry[path: "error"]),
             files: files, response: entry[path: "response"].flatMap { $0 == .null ? nil : $0 })
+        // Written since issue 37 #8; before it, told from ok and the error.
+        if let written = string(entry[path: "outcome"]).flatMap(Outcome.init(rawValue:)) { outcome = written }
+    }
+
+    /// The glyph the Tasks pane gives the same end.
+    public var mark: String {
+        switch outcome {
+        case .succeeded: return "✔"
+        case .failed: return "✘"
+        case .cancelled: return "⊘"
+        }
     }
 }
 
@@ -76,15 +102,40 @@ public struct HistoryItem: Sendable, Hashable {
 /// selected one's files and answer. Enter stages its files again and aims
 /// the target at its URL, so `u` re-runs it with the current fields.
 public struct HistoryBrowser: ScrollingList, Sendable, Hashable {
-    public var items: [HistoryItem]
+    /// Every item read, newest first.
+    public private(set) var all: [HistoryItem]
+    /// The items the filter keeps: what the list shows.
+    public private(set) var items: [HistoryItem]
     public var cursor = 0
     public var top = 0
     public var isLoading: Bool
     public var error: String?
+    /// `/`: an outcome (`failed`, `cancelled`, `succeeded` or `ok`) or words
+    /// that the name, URL, message or a file's path holds, in any case (issue 37 #8).
+    public private(set) var filter = ""
+    /// The filter while it is typed.
+    public var filterInput: TextInput?
 
     public init(items: [HistoryItem] = [], isLoading: Bool = true, error: String? = nil) {
+        all = items
         self.items = items
         self.isLoading = isLoading
         self.error = error
+    }
+
+    public mutating func setFilter(_ text: String) {
+        filter = text
+        let words = text.lowercased().split(separator: " ").map(String.init)
+        items = words.isEmpty ? all : all.filter { item in words.allSatisfy { Self.matches(item, $0) } }
+        cursor = 0
+        top = 0
+    }
+
+    private static func matches(_ item: HistoryItem, _ word: String) -> Bool {
+        if word == "ok" { return item.outcome == .succeeded }
+        if let outcome = HistoryItem.Outcome(rawValue: word) { return item.outcome == outcome }
+        return ([item.name, item.url, item.problem ?? ""] + item.files.map(\.path)).contains {
+            $0.lowercased().contains(word)
+        }
     }
 }

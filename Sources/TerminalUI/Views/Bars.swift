@@ -96,7 +96,9 @@ enum Bars {
                 ("/", "glob"),
                 (".", "hidden"), ("⌫", "up"), ("Esc", "close"),
             ]
-        case .history: return [("Enter", "stage again"), ("↑↓", "move"), ("g/G", "first/last"), ("Esc", "close")]
+        case .history(let history):
+            if history.filterInput != nil { return [("Enter", "keep filter"), ("Esc", "clear filter")] }
+            return [("Enter", "stage again"), ("/", "filter"), ("↑↓", "move"), ("g/G", "first/last"), ("Esc", "close")]
         case .restage: return [("r", "replace"), ("a", "add, marked"), ("Esc", "cancel")]
         case .value: return [("↑↓", "scroll"), ("any key", "close")]
         case .profiles: return [("Enter", "load profile"), ("↑↓", "move"), ("Esc", "close")]

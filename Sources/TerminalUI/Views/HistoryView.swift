@@ -7,14 +7,26 @@ enum HistoryView {
         Rect(size: size).inset(1).centered(width: 110, height: 44)
     }
 
-    static func listHeight(for size: Size) -> Int {
-        ListDialog.listHeight(of: rect(for: size), subtitle: false)
+    static func listHeight(for size: Size, _ history: HistoryBrowser) -> Int {
+        ListDialog.listHeight(of: rect(for: size), subtitle: subtitle(history) != nil)
+    }
+
+    /// The filter, as typed or kept, and how many items it keeps.
+    private static func subtitle(_ history: HistoryBrowser) -> String? {
+        if let input = history.filterInput {
+            return "/" + input.text + "▏  \(history.items.count) of \(history.all.count)   Enter keep   Esc clear"
+        }
+        guard !history.filter.isEmpty else { return nil }
+        return "filter: \(history.filter)  \(history.items.count) of \(history.all.count)   / change   Esc clear"
     }
 
     static func render(_ history: HistoryBrowser, into grid: inout Grid) {
         let dialog = ListDialog(
-            title: "History", error: history.error, isLoading: history.isLoading, emptyText: "no finished uploads yet",
-            keys: "Enter stage its files again and aim the target at its URL   ↑↓ PgUp PgDn g G move   Esc close")
+            title: "History", subtitle: subtitle(history), error: history.error, isLoading: history.isLoading,
+            emptyText: history.all.isEmpty ? "no finished uploads yet" : "no upload matches the filter",
+            keys:
+                "Enter stage its files again and aim the target at its URL   / filter (failed, cancelled, a name)   ↑↓ PgUp PgDn g G move   Esc close"
+        )
         dialog.render(
             history, in: rect(for: grid.size), into: &grid,
             row: { item, rect, grid in drawRow(item, into: &grid, y: rect.y, in: rect) },
@@ -24,9 +36,9 @@ enum HistoryView {
     /// `✔ 200 POST  身份证 正面.jpg   176 KiB  35 ms  2026-11-23 08:29:15`
     private static func drawRow(_ item: HistoryItem, into grid: inout Grid, y: Int, in list: Rect) {
         var x = list.x + 1
-        x += grid.put(item.ok ? "✔ " : "✘ ", x: x, y: y, style: Style.fg(item.ok ? .green : .red).bolded, clip: list)
-        x += grid.put(
-            item.status.map { "\($0) " } ?? "--- ", x: x, y: y, style: Style.fg(item.ok ? .green : .red), clip: list)
+        let colour: Color = item.outcome == .succeeded ? .green : item.outcome == .failed ? .red : .yellow
+        x += grid.put(item.mark + " ", x: x, y: y, style: Style.fg(colour).bolded, clip: list)
+        x += grid.put(item.status.map { "\($0) " } ?? "--- ", x: x, y: y, style: Style.fg(colour), clip: list)
         x += grid.put(
             TextWidth.fit(item.method.rawValue, toColumns: 5) + " ", x: x, y: y, style: Style.plain.dimmed, clip: list)
         // Fixed widths, so sizes and times line up from row to row.

@@ -52,7 +52,7 @@ enum HelpView {
                     "filter tasks: part of a name, a glob (*.jpg), or a state: running, waiting, done, failed, cancelled, interrupted"
                 ),
                 ("d", "remove a finished task from the list"),
-                ("L", "history: earlier uploads; Enter stages one again"),
+                ("L", "history: earlier uploads; Enter stages one again; / filters (failed, cancelled, a name)"),
                 ("M", "messages: the latest notices whole, newest last"),
             ]
         ),

@@ -46,6 +46,10 @@ extension UploadEngine {
     }
 
     public static let pausedReason = "paused by the user"
+    /// Why the UI's quit and `hoist send`'s Ctrl-C or SIGTERM cancel what is
+    /// unfinished: with a journal the tasks go on at the next start.
+    public static let quitReason = "hoist quit"
+    public static let interruptedReason = "interrupted"
 
     /// Stops one task, to go on later with `retry`: it ends as cancelled
     /// (`pausedReason`), but what a resumable upload has on the server stays,

@@ -301,7 +301,7 @@ public final class UploadEngine: @unchecked Sendable {
         mutating func count(_ state: TaskState) {
             total += 1
             if state == .succeeded { succeeded += 1 }
-            if !state.isFinished || state == .cancelled(reason: "interrupted") { unfinished += 1 }
+            if !state.isFinished || state == .cancelled(reason: UploadEngine.interruptedReason) { unfinished += 1 }
         }
     }
 

@@ -2,6 +2,7 @@ import Crypto
 import FormData
 import FoundationEssentials
 import Glibc
+import TerminalUI
 import UploadEngine
 
 /// One line of the history file: what `--json` prints for the task, plus
@@ -17,6 +18,7 @@ enum HistoryEntry {
     static func make(for task: TaskSnapshot, secretFields: Set<String>, at time: Date = Date()) -> JSONValue {
         var members: [JSONValue.Member] = [.init("time", .string(iso8601(time)))]
         members += ResultLine.members(for: task)
+        members.append(.init("outcome", .string(HistoryItem.Outcome(task.state).rawValue)))
         members.append(.init("method", .string(task.request.method.rawValue)))
         let files = files(of: task.request.body)
         // As the engine read them to send (not for prepared images: the entry names the originals).

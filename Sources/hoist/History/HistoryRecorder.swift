@@ -14,6 +14,9 @@ final class HistoryRecorder: UploadEventMonitor, @unchecked Sendable {
     private var folderChecked = false
     /// Lines made but not yet written. Touched only on `queue`.
     private var pending: [String] = []
+    /// A journal keeps what a quit or a signal cancels: those tasks go on
+    /// later, and are recorded when they end. Set before the engine starts.
+    var journaled = false
 
     /// `secretFields` is asked at each finished task: in the UI the user can
     /// mark a field secret at any time.
@@ -34,12 +37,25 @@ final class HistoryRecorder: UploadEventMonitor, @unchecked Sendable {
     }
 
     func handle(_ event: UploadEvent) {
-        guard case .finished(let task) = event else { return }
+        guard case .finished(let task) = event, Self.isAnEnd(task, journaled: journaled) else { return }
         pending.append(HistoryEntry.make(for: task, secretFields: secretFields()).compactJSON)
         // The engine hands over its events in batches: the lines of one batch
         // go to the file together, with one open (and one write per line)
         // instead of one open per task.
         if pending.count == 1 { queue.async { self.write() } }
+    }
+
+    /// False for a task that only stopped to go on later (issue 37 #8): a
+    /// paused one, and with a journal one cancelled by a quit or a signal or
+    /// kept for `hoist resume`. Its real end is recorded once, when it comes.
+    static func isAnEnd(_ task: TaskSnapshot, journaled: Bool) -> Bool {
+        if task.isPaused { return false }
+        guard journaled else { return true }
+        if task.keptForResume { return false }
+        if case .cancelled(let reason) = task.state {
+            return reason != UploadEngine.quitReason && reason != UploadEngine.interruptedReason
+        }
+        return true
     }
 
     /// Waits until every task handed over so far is on disk.

@@ -91,6 +91,7 @@ final class SendSession: UploadEventMonitor, @unchecked Sendable {
                 trace: trace, keepsUnreachableUploads: journal != nil),
             monitors: journal.map { [$0] } ?? shown)
         engine.pause()
+        history?.journaled = journal != nil
         if verbose {
             // The order tasks start in: --each keeps its patterns' order, a glob's matches by name.
             if plan.requests.count > 1 {
@@ -122,7 +123,7 @@ final class SendSession: UploadEventMonitor, @unchecked Sendable {
         // The journal stops first: what Ctrl-C cancels stays resumable in `hoist`.
         let interrupt = Interrupt {
             journal?.finish()
-            engine.cancelAll(reason: "interrupted")
+            engine.cancelAll(reason: UploadEngine.interruptedReason)
         }
         progress?.start()
         engine.resume()

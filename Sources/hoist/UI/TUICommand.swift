@@ -94,6 +94,7 @@ enum UISession {
                     "no journal, so unfinished uploads would not survive a crash: \(error)", isError: true)
             }
         }
+        recorder?.journaled = journal != nil
         // The journal, when there is one, passes the events on: a task's end
         // only once it is on disk.
         let engine = UploadEngine(configuration: configuration, monitors: journal.map { [$0] } ?? shown)

@@ -183,7 +183,7 @@ final class UploadManagerApp: TerminalProgram {
             // The journal stops first, so the tasks cancelled now stay resumable.
             // A signal is not a quit: what is staged comes back to any target.
             journal?.finish(quit: !model.interrupted)
-            engine.cancelAll(reason: "hoist quit")
+            engine.cancelAll(reason: UploadEngine.quitReason)
             return false
         }
         return true
