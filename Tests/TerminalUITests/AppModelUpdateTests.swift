@@ -59,6 +59,39 @@ import UploadPlan
         #expect(m.entries[0].isSecret)
     }
 
+    /// The dialog masks a secret value while it is typed, by the Fields
+    /// pane's rule; Ctrl-R shows it (issue 37 #11).
+    @Test func aSecretValueIsMaskedWhileItIsTyped() {
+        var m = Fixtures.model(width: 100, height: 30)
+        func screen() -> String { Fixtures.render(m).joined(separator: "\n") }
+        _ = m.update(.key(.character("H")))
+        type("Authorization", into: &m)
+        _ = m.update(.key(.tab))
+        type("Bearer s3cr3t", into: &m)
+        #expect(!screen().contains("s3cr3t"), "\(screen())")
+        #expect(screen().contains("•••••••••••••"))
+        #expect(screen().contains("Ctrl-R shows or hides it"))
+        _ = m.update(.key(.control("r")))
+        #expect(screen().contains("Bearer s3cr3t"))
+        _ = m.update(.key(.control("r")))
+        #expect(!screen().contains("s3cr3t"))
+        _ = m.update(.key(.enter))
+        // A name that does not look secret shows its value; an entry made secret with s stays masked.
+        _ = m.update(.key(.character("f")))
+        type("user_id", into: &m)
+        _ = m.update(.key(.tab))
+        type("42x", into: &m)
+        #expect(screen().contains("42x"))
+        _ = m.update(.key(.enter))
+        m.focus = .fields
+        m.cursor[.fields] = 1
+        _ = m.update(.key(.character("s")))
+        _ = m.update(.key(.character("e")))
+        _ = m.update(.key(.tab))
+        #expect(!screen().contains("42x"), "\(screen())")
+        #expect(screen().contains("user_id"))
+    }
+
     @Test func badHeadersAreRefusedInTheEditor() {
         var m = Fixtures.model()
         _ = m.update(.key(.character("H")))

@@ -22,6 +22,19 @@ import UploadPlan
         #expect(grid.lines() == ["a␡b�c␍␊     "])
     }
 
+    /// A ZWJ sequence or a skin tone is drawn as its first emoji, 2 columns in
+    /// every terminal; tmux drew the family in 6 and shifted the row (issue 37 #11).
+    @Test func joinedEmojiAreDrawnAsTheirFirstEmoji() {
+        var grid = Grid(size: Size(width: 12, height: 1))
+        #expect(grid.put("a👨‍👩‍👧b👍🏽c🏳️‍🌈", x: 0, y: 0) == 9)
+        #expect(grid.lines() == ["a👨b👍c🏳\u{FE0F}   "])
+        #expect(TextWidth.drawable("é") == "é", "a combining mark stays")
+        var m = Fixtures.model(width: 100, height: 24)
+        _ = m.update(.staged([StagedFile(path: "/data/family 👨‍👩‍👧 day.jpg", size: 10)], problems: []))
+        let lines = Fixtures.render(m)
+        #expect(lines.contains { $0.contains("family 👨 day.jpg") }, "\(lines)")
+    }
+
     @Test func busyScreenAt120x40() {
         #expect(
             Fixtures.render(Fixtures.busyModel(width: 120, height: 40)) == [

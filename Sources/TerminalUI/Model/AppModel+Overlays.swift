@@ -247,18 +247,25 @@ extension AppModel {
     func entryForm(_ purpose: EditorForm.Purpose) -> EditorForm {
         switch purpose {
         case .newEntry(let kind):
-            return EditorForm(
+            var form = EditorForm(
                 purpose: purpose, title: kind == .field ? "Add a field" : "Add a header",
-                rows: [.init("Name", text: ""), .init("Value", text: "")])
+                rows: [.init("Name", text: ""), .init("Value", text: "", hint: Self.revealHint)])
+            form.secretKind = kind
+            return form
         case .editEntry(let index):
             let entry = entries[index]
-            return EditorForm(
+            var form = EditorForm(
                 purpose: purpose, title: entry.kind == .field ? "Edit field" : "Edit header",
-                rows: [.init("Name", text: entry.name), .init("Value", text: entry.value)])
+                rows: [.init("Name", text: entry.name), .init("Value", text: entry.value, hint: Self.revealHint)])
+            form.secretKind = entry.kind
+            form.wasSecret = entry.isSecret
+            return form
         default:
             return EditorForm(purpose: purpose, title: "", rows: [])
         }
     }
+
+    static let revealHint = "a secret-looking name masks the value: Ctrl-R shows or hides it"
 
     func fileForm(_ file: StagedFile) -> EditorForm {
         EditorForm(

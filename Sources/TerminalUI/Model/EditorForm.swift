@@ -53,6 +53,20 @@ public struct EditorForm: Sendable, Hashable {
     public var focus = 0
     /// Why the last save was refused, shown in red until the next key.
     public var error: String?
+    /// A field or header form: its Value row is masked while the name looks
+    /// secret (the rule of the Fields pane) or the entry was secret already,
+    /// until Ctrl-R shows it (issue 37 #11).
+    public var secretKind: FormEntry.Kind?
+    public var wasSecret = false
+    public var revealed = false
+
+    /// Whether row `index` is drawn as dots.
+    public func masks(_ index: Int) -> Bool {
+        guard let kind = secretKind, !revealed, rows.indices.contains(index), rows[index].label == "Value" else {
+            return false
+        }
+        return wasSecret || FormEntry.looksSecret(kind: kind, name: value("Name").trimmingSpaces)
+    }
 
     public init(purpose: Purpose, title: String, rows: [Row]) {
         self.purpose = purpose
@@ -69,6 +83,8 @@ public struct EditorForm: Sendable, Hashable {
     mutating func handle(_ key: Key) {
         error = nil
         switch key {
+        case .control("r") where secretKind != nil:
+            revealed.toggle()
         case .tab, .down:
             focus = (focus + 1) % rows.count
         case .backTab, .up:

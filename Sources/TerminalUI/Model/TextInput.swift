@@ -12,6 +12,13 @@ public struct TextInput: Sendable, Hashable {
 
     public var text: String { String(characters) }
 
+    /// The same input shown as dots, one a character, the cursor in place.
+    public var masked: TextInput {
+        var copy = self
+        copy.characters = Array(repeating: "•", count: characters.count)
+        return copy
+    }
+
     /// Applies an editing key. Returns false for keys it does not edit with
     /// (Enter, Tab, Escape, Up, Down, ...), which the caller then handles.
     public mutating func handle(_ key: Key) -> Bool {

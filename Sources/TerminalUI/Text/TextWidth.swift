@@ -53,6 +53,19 @@ public enum TextWidth {
         return columns(of: first)
     }
 
+    /// The character as the grid draws it. An emoji sequence joined with
+    /// U+200D or with a skin-tone modifier is one glyph in some terminals and
+    /// several in others (tmux draws 👨‍👩‍👧 in 6 columns): it is drawn as its
+    /// first emoji, which every terminal draws in the 2 columns counted here.
+    public static func drawable(_ character: Character) -> Character {
+        let scalars = character.unicodeScalars
+        guard scalars.count > 1, let first = scalars.first,
+            scalars.contains(where: { $0.value == 0x200D || (0x1F3FB...0x1F3FF).contains($0.value) })
+        else { return character }
+        let second = scalars.dropFirst().first
+        return second?.value == 0xFE0F ? Character(String(first) + "\u{FE0F}") : Character(first)
+    }
+
     public static func columns(of text: some StringProtocol) -> Int {
         text.reduce(0) { $0 + columns(of: $1) }
     }

@@ -251,7 +251,8 @@ enum EditorView {
             grid.put(row.label, x: inner.x + 1, y: y, style: focused ? Style.fg(.cyan).bolded : .plain, clip: inner)
             let field = Rect(x: inner.x + 1 + labelWidth, y: y, width: inner.width - labelWidth - 2, height: 1)
             switch row.input {
-            case .text(let input):
+            case .text(let typed):
+                let input = form.masks(index) ? typed.masked : typed
                 if focused {
                     drawInput(input, into: &grid, at: field)
                 } else {
