@@ -8,6 +8,23 @@ extension AppModel {
         if focus == .response {
             let document = responseDocument
             let height = ScreenLayout(size: size).listHeight(.response)
+            switch key {
+            case .character("/"):
+                response.searchInput = TextInput()
+                return []
+            case .character("n"), .character("N"):
+                guard !response.search.isEmpty else {
+                    notice = Notice("/ searches the answer; n and N then find the next and the one before")
+                    return []
+                }
+                if !response.find(
+                    response.search, key == .character("n") ? .next : .previous, in: document, viewHeight: height)
+                {
+                    notice = Notice("no line holds \(String(reflecting: response.search))", isError: true)
+                }
+                return []
+            default: break
+            }
             if key == .character("v") {
                 // A value too long for the pane, read whole.
                 let at = response.window(lineCount: document.lines.count, viewHeight: height).cursor
@@ -208,6 +225,26 @@ extension AppModel {
     }
 
     // MARK: Filter
+
+    /// The Response pane's search as it is typed: each key finds from the
+    /// cursor on; Enter keeps the text for n and N, Esc drops it.
+    mutating func handleSearch(_ key: Key) -> [Effect] {
+        guard var input = response.searchInput else { return [] }
+        switch key {
+        case .enter:
+            response.searchInput = nil
+        case .escape:
+            response.searchInput = nil
+            response.search = ""
+            response.searchHit = nil
+        default:
+            guard input.handle(key) else { return [] }
+            response.searchInput = input
+            let height = ScreenLayout(size: size).listHeight(.response)
+            response.find(input.text, .here, in: responseDocument, viewHeight: height)
+        }
+        return []
+    }
 
     mutating func handleFilter(_ key: Key) -> [Effect] {
         guard var input = filterInput else { return [] }

@@ -122,6 +122,7 @@ extension AppModel {
     private mutating func handle(_ key: Key) -> [Effect] {
         if let overlay { return handle(key, in: overlay) }
         if filterInput != nil { return handleFilter(key) }
+        if response.searchInput != nil { return handleSearch(key) }
         if case .click(let x, let y) = key { return click(x: x, y: y) }
         switch key {
         case .tab: focus = Pane(rawValue: (focus.rawValue + 1) % Pane.allCases.count)!
@@ -177,7 +178,7 @@ extension AppModel {
                 queue.limitRate.map { "limit \(Format.rate(Double($0))) over every upload ([ lowers, ] raises)" }
                     ?? "no bandwidth limit ([ sets one)")
             return [.setLimitRate(queue.limitRate)]
-        case .character("/"):
+        case .character("/") where focus != .response:
             focus = .tasks
             filterInput = TextInput(tasks.filter)
         case .character("c"):

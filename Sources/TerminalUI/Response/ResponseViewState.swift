@@ -32,6 +32,12 @@ public struct ResponseViewState: Sendable, Hashable {
     public var column = 0
     /// Columns one sideways step moves.
     public static let columnStep = 20
+    /// The text last searched for with `/`; `n` and `N` find it again.
+    public var search = ""
+    /// The search while it is typed.
+    public var searchInput: TextInput?
+    /// The match the cursor is on, of how many; nil when the search found none.
+    public var searchHit: SearchHit?
 
     public init(
         collapsed: Set<String> = [], cursor: Int = 0, scroll: Int = 0,

@@ -105,6 +105,7 @@ enum Bars {
         case nil: break
         }
         if model.filterInput != nil { return [("Enter", "keep filter"), ("Esc", "clear filter")] }
+        if model.response.searchInput != nil { return [("Enter", "keep search: n N"), ("Esc", "clear search")] }
         let common = [
             ("u", "upload"), ("U", "each"), ("p", model.queue.isPaused ? "resume" : "pause"), ("+/-", "slots"),
             ("t", "target"), ("Tab", "pane"), ("?", "help"), ("q", "quit"),
@@ -126,7 +127,8 @@ enum Bars {
             ] + common
         case .response:
             return [
-                ("↑↓", "move"), ("←→", "fold"), ("<>", "scroll"), ("Enter", "toggle"), ("v", "whole"), ("E/C", "all"),
+                ("↑↓", "move"), ("/", "search"), ("←→", "fold"), ("<>", "scroll"), ("Enter", "toggle"), ("v", "whole"),
+                ("E/C", "all"),
                 ("i", "headers"),
                 ("x", "request"), ("w", "raw"),
                 ("P", "pretty"), ("s", "secrets"),

@@ -63,6 +63,7 @@ enum HelpView {
                 ("← → or h l", "collapse / expand a JSON node; in a raw body, scroll sideways"),
                 ("< > and 0", "scroll long lines sideways, back to the first column"),
                 ("Enter or Space", "toggle a node"), ("E / C", "expand all / collapse all"),
+                ("/, n N", "search the answer, folded nodes too; the next match, the one before"),
                 ("v", "the selected line whole, wrapped (a long value, a one-line body)"),
                 ("i", "show or hide headers"), ("x", "show or hide the request as it went (secrets masked)"),
                 ("w", "raw body or JSON tree"), ("P", "pretty-print the raw body"),

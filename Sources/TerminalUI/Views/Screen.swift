@@ -42,9 +42,15 @@ public enum Screen {
     static func renderResponse(_ model: AppModel, into grid: inout Grid, in rect: Rect) {
         let focused = model.focus == .response && model.overlay == nil
         let task = model.responseSnapshot
-        Frame.draw(
-            &grid, rect, title: task.map { "Response · " + $0.request.displayName } ?? Pane.response.title,
-            focused: focused)
+        var title = task.map { "Response · " + $0.request.displayName } ?? Pane.response.title
+        let state = model.response
+        if state.searchInput != nil || !state.search.isEmpty {
+            // The search as it is typed, and which match of how many.
+            let text = state.searchInput?.text ?? state.search
+            let hit = text.isEmpty ? "" : state.searchHit.map { " \($0.match)/\($0.count)" } ?? " no match"
+            title += " / " + text + (state.searchInput != nil ? "▏" : "") + hit
+        }
+        Frame.draw(&grid, rect, title: title, focused: focused || state.searchInput != nil)
         ResponseView.render(
             model.responseDocument, state: model.response, into: &grid, in: rect.inset(1), focused: focused)
     }
