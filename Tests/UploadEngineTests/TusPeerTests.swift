@@ -120,6 +120,52 @@ import Testing
         #expect(peer.storedFiles().values.map { sha256($0) }.contains(file.sha))
     }
 
+    /// `c` on a restored upload (issue 37 #3): the server is asked to free
+    /// it first; the task ends only once it answered, and stays while the
+    /// server cannot be reached.
+    @Test func cancellingARestoredUploadDeletesItOnTheServer() async throws {
+        let peer = try await TusPeer.resumableUpload()
+        let file = randomFile("kept.bin", 6 << 20)
+        let first = EventLog()
+        let engine1 = engine(first)
+        let request = request(peer.creationURL, path: file.path, chunk: 256 << 10)
+        let id1 = try engine1.add(request)
+        _ = try await waitForCheckpoint(first, id1, atLeast: 1 << 20)
+        await engine1.shutdown()
+        let held = try #require(checkpoints(first, id1).last)
+
+        // The server away: the task stays interrupted, saying why.
+        peer.stop()
+        let engine2 = engine(EventLog())
+        let id2 = try engine2.restore(request, checkpoint: .tus(held))
+        engine2.cancel(id2)
+        let deadline = ContinuousClock.now + .seconds(30)
+        while engine2.snapshot(id2)?.note?.contains("cannot delete") != true, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(engine2.snapshot(id2)?.state == .interrupted(problem: nil))
+        #expect(engine2.snapshot(id2)?.note?.hasSuffix("it stays, to discard again") == true)
+        await engine2.shutdown()
+
+        try await peer.restartResumableUpload()
+        #expect(
+            try await curl([
+                "-o", "/dev/null", "-w", "%{http_code}", "-I", "-H", "Tus-Resumable: 1.0.0", held.uploadURL,
+            ]) == "200")
+        let engine3 = engine(EventLog())
+        let id3 = try engine3.restore(request, checkpoint: .tus(held))
+        engine3.cancel(id3)
+        let done = try #require(await engine3.result(of: id3))
+        await engine3.shutdown()
+        #expect(
+            done.state == .cancelled(reason: "discarded: the tus upload was deleted on the server"), "\(done.state)")
+        #expect(done.checkpoint == nil)
+        let status = try await curl([
+            "-o", "/dev/null", "-w", "%{http_code}", "-I", "-H", "Tus-Resumable: 1.0.0", held.uploadURL,
+        ])
+        #expect(["404", "410"].contains(status), "HEAD answered \(status)")
+    }
+
     @Test func anUploadTheServerLostStartsAgainFromZeroAndSaysSo() async throws {
         let peer = try await TusPeer.resumableUpload()
         let file = randomFile("lost.bin", 6 << 20)

@@ -34,7 +34,8 @@ enum HelpView {
             [
                 ("u", "upload marked files, or all staged files"),
                 ("o", "mode of u: one task per file, one request, or a chain (each after the one before succeeded)"),
-                ("U", "upload each file as its own task"), ("c", "cancel the selected task"),
+                ("U", "upload each file as its own task"),
+                ("c", "cancel the selected task; an interrupted one's upload is freed on the server first"),
                 ("r", "retry a failed or cancelled task (a chain's link: and the links it cancelled)"),
                 ("R", "resume all interrupted uploads (an earlier hoist left them)"),
                 ("K / J, T", "move a queued task up / down, or to the front: the list is the start order"),

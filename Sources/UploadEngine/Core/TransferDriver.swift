@@ -19,6 +19,12 @@ protocol TransferDriver: AnyObject {
     /// An earlier run's upload this task will not go on with: freed when
     /// the next attempt has what it needs to ask the server.
     func abandon(_ checkpoint: TransferCheckpoint)
+    /// Frees now what the server holds for `checkpoint`, a restored task's
+    /// upload that is being discarded (the driver has no machine and no
+    /// keys yet). `done` says what happened, or why nothing was freed.
+    func release(
+        _ checkpoint: TransferCheckpoint, of request: UploadRequest, on engine: UploadEngine,
+        done: @escaping @Sendable (Result<String, Unreleased>) -> Void)
     /// Whether the server holds an upload this driver knows of.
     var holdsUpload: Bool { get }
     /// Request slots taken beyond the task's own (parts sent at once).
@@ -30,6 +36,10 @@ protocol TransferDriver: AnyObject {
 extension TransferDriver {
     func finallyFailed(_ record: TaskRecord, on engine: UploadEngine) -> String? { nil }
     func abandon(_ checkpoint: TransferCheckpoint) {}
+    func release(
+        _ checkpoint: TransferCheckpoint, of request: UploadRequest, on engine: UploadEngine,
+        done: @escaping @Sendable (Result<String, Unreleased>) -> Void
+    ) { done(.success("nothing was held on the server")) }
     var extraSlots: Int { 0 }
     func slotsFreed(_ id: TaskID, attempt number: Int, on engine: UploadEngine) {}
 }

@@ -68,9 +68,20 @@ extension UploadEngine {
     /// Cancels several tasks at once (the UI's `C` on marked tasks): no
     /// task starts in a slot another of them frees, so none is sent only
     /// to be cancelled a moment later. Others queued take the freed slots.
+    /// An interrupted task whose checkpoint names an upload on the server is
+    /// discarded (`discard`): cancelled once the server freed it.
     public func cancel(_ ids: [TaskID], reason: String = "cancelled by the user") {
+        let held = queue.sync {
+            ids.filter { id in
+                guard let snapshot = records[id]?.snapshot, case .interrupted = snapshot.state else { return false }
+                return snapshot.checkpoint != nil
+            }
+        }
+        if !held.isEmpty { discard(held) }
         queue.sync {
-            cancelTogether(ids, reason: reason) { record in record.driver?.discard(record, on: self) }
+            cancelTogether(ids.filter { !held.contains($0) }, reason: reason) { record in
+                record.driver?.discard(record, on: self)
+            }
         }
     }
 

@@ -38,6 +38,13 @@ final class S3Driver: TransferDriver {
         if let upload = checkpoint.s3 { abandoned = upload }
     }
 
+    func release(
+        _ checkpoint: TransferCheckpoint, of request: UploadRequest, on engine: UploadEngine,
+        done: @escaping @Sendable (Result<String, Unreleased>) -> Void
+    ) {
+        engine.releaseS3(checkpoint, request: request, done: done)
+    }
+
     func slotsFreed(_ id: TaskID, attempt number: Int, on engine: UploadEngine) {
         guard machine != nil else { return }
         engine.partSlotsFreed(id, attempt: number)

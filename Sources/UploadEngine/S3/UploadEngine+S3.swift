@@ -128,6 +128,47 @@ extension UploadEngine {
         abort(exchange, of: record)
     }
 
+    /// An `AbortMultipartUpload` of a restored task's upload, signed with the
+    /// keys found now, as an attempt would find them.
+    func releaseS3(
+        _ checkpoint: TransferCheckpoint, request: UploadRequest,
+        done: @escaping @Sendable (Result<String, Unreleased>) -> Void
+    ) {
+        guard let upload = checkpoint.s3, let settings = request.transfer.s3 else {
+            return done(.success("nothing was held on the server"))
+        }
+        let signer: S3Signer
+        let line: S3RequestLine
+        let headers: [HeaderField]
+        let body: RequestBody?
+        do {
+            let credentials = try AWSCredentialChain(environment: environment)
+                .credentials(profile: settings.profile).credentials
+            signer = s3Signer(SigV4(credentials: credentials, region: settings.endpoint.region))
+            (line, headers, body) = try s3Request(
+                .abort(uploadID: upload.uploadID), settings: settings, request: request)
+        } catch {
+            return done(.failure(Unreleased("cannot abort S3 multipart upload \(upload.uploadID): \(error)")))
+        }
+        _ = sendSigned(
+            line, headers: headers, body: body, request: request, signer: signer,
+            callbacks: releaseCallbacks { result in
+                switch result {
+                case .success(let answer) where (200..<300).contains(answer.status):
+                    done(.success("the multipart upload was aborted on the server, so none of its parts stays stored"))
+                case .success(let answer):
+                    let error = S3ServerError(status: answer.status, body: answer.body)
+                    if answer.status == 404, error?.code ?? "NoSuchUpload" == "NoSuchUpload" {
+                        return done(.success("the server holds no such multipart upload any more"))
+                    }
+                    let why = error.map { "\($0)" } ?? "HTTP \(answer.status)"
+                    done(.failure(Unreleased("AbortMultipartUpload of \(upload.uploadID) was refused: \(why)")))
+                case .failure(let failure):
+                    done(.failure(Unreleased("cannot abort S3 multipart upload \(upload.uploadID): \(failure)")))
+                }
+            })
+    }
+
     /// Sends an `AbortMultipartUpload`, answered or not.
     private func abort(_ exchange: S3MultipartStateMachine.Exchange, of record: TaskRecord) {
         guard let settings = record.sending.transfer.s3, let signer = record.s3.signer,

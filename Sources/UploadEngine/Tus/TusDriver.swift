@@ -21,6 +21,13 @@ final class TusDriver: TransferDriver {
 
     /// A failed tus upload stays on the server, where `hoist resume` goes on with it.
     func finallyFailed(_ record: TaskRecord, on engine: UploadEngine) -> String? { nil }
+
+    func release(
+        _ checkpoint: TransferCheckpoint, of request: UploadRequest, on engine: UploadEngine,
+        done: @escaping @Sendable (Result<String, Unreleased>) -> Void
+    ) {
+        engine.releaseTus(checkpoint, request: request, done: done)
+    }
 }
 
 extension TaskRecord {

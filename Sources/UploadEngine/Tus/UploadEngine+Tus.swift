@@ -3,6 +3,7 @@ import Dispatch
 import FormData
 import FoundationEssentials
 import NIOCore
+import Synchronization
 
 /// A tus task's attempt, on `queue`: the driver (`TusUploadStateMachine`)
 /// says which exchange comes next, the transport sends it, and its answer
@@ -52,6 +53,51 @@ extension UploadEngine {
             _ = transport.exchange(
                 method: exchange.method, url: exchange.url, headers: headers(for: exchange, request: request),
                 body: nil, timeouts: request.timeouts, callbacks: cleanupCallbacks())
+        }
+    }
+
+    /// A `DELETE` of each upload a restored task's checkpoint names. Sent
+    /// without asking first whether the server offers termination: one that
+    /// does not says so in its answer.
+    func releaseTus(
+        _ checkpoint: TransferCheckpoint, request: UploadRequest,
+        done: @escaping @Sendable (Result<String, Unreleased>) -> Void
+    ) {
+        let urls =
+            checkpoint.tus.map { [$0.uploadURL] }
+            ?? checkpoint.tusParts.map { parts in
+                parts.parts.compactMap { $0?.uploadURL } + [parts.finalURL].compactMap { $0 }
+            }
+            ?? []
+        guard !urls.isEmpty else { return done(.success("nothing was held on the server")) }
+        let group = DispatchGroup()
+        let problems = Mutex<[String]>([])
+        for url in urls {
+            let exchange = TusExchange(
+                kind: .terminate, url: url, headers: [HeaderField("Tus-Resumable", "1.0.0")], chunk: nil, checksum: nil)
+            group.enter()
+            _ = transport.exchange(
+                method: "DELETE", url: url, headers: headers(for: exchange, request: request), body: nil,
+                timeouts: request.timeouts,
+                callbacks: releaseCallbacks { result in
+                    defer { group.leave() }
+                    switch result {
+                    case .success(let answer)
+                    where (200..<300).contains(answer.status) || [404, 410].contains(answer.status):
+                        break
+                    case .success(let answer):
+                        problems.withLock {
+                            $0.append("the server refused to delete \(Secrets.displayURL(url)): HTTP \(answer.status)")
+                        }
+                    case .failure(let failure):
+                        problems.withLock { $0.append("cannot delete \(Secrets.displayURL(url)): \(failure)") }
+                    }
+                })
+        }
+        group.notify(queue: queue) {
+            let problems = problems.withLock { $0 }
+            guard problems.isEmpty else { return done(.failure(Unreleased(problems.joined(separator: "; ")))) }
+            done(.success("the tus upload was deleted on the server"))
         }
     }
 

@@ -34,6 +34,11 @@ struct JournalAdoption {
             adoption.summary.restored += summary.restored
             adoption.summary.flagged += summary.flagged
             adoption.summary.lost += summary.lost
+            adoption.summary.ids += summary.ids.map {
+                var restored = $0
+                restored.pid = document.pid
+                return restored
+            }
             // Named where uploads came from: a UI that only had files staged gave none.
             if !document.tasks.isEmpty { adoption.sources.append("hoist \(document.command) (pid \(document.pid))") }
             if var staged = document.workspace, document.quit, staged.target.url != workspace.target.url {

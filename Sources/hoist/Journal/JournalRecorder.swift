@@ -171,6 +171,7 @@ final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
                         task.request, priority: task.priority, after: after, problem: problem,
                         checkpoint: task.checkpoint)
                     ids[task.id] = id
+                    summary.ids.append(RestoredID(journal: task.id, task: id))
                     task.id = id.rawValue
                     task.after = after?.rawValue
                     task.problem = problem
@@ -261,4 +262,13 @@ struct RestoreSummary: Sendable, Equatable {
     var flagged = 0
     /// Tasks that cannot be resumed, with why.
     var lost: [String] = []
+    /// Each restored task: its id in the journal it came from, and in this engine.
+    var ids: [RestoredID] = []
+}
+
+struct RestoredID: Sendable, Hashable {
+    var journal: Int
+    var task: TaskID
+    /// The process whose journal it was (set by the adoption).
+    var pid: Int32 = 0
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Dispatch
 import FoundationEssentials
 import TerminalUI
 import UploadEngine
@@ -23,6 +24,19 @@ struct ResumeCommand: AsyncParsableCommand {
     @Flag(name: .customLong("list"), help: "Print what would be resumed; send nothing.")
     var list = false
 
+    @Flag(
+        help: ArgumentHelp(
+            "Send nothing: end the uploads named (or every one, with --all) and free what the server holds for them (tus DELETE, S3 AbortMultipartUpload)."
+        ))
+    var discard = false
+
+    @Flag(help: "With --discard: every upload the journals hold.")
+    var all = false
+
+    @Argument(
+        help: ArgumentHelp("With --discard: the uploads, as --list numbers them (#3 or 3, or PID:3).", valueName: "id"))
+    var ids: [String] = []
+
     @Flag(name: .customLong("json"), help: "One JSON object per task on stdout.")
     var json = false
 
@@ -44,9 +58,18 @@ struct ResumeCommand: AsyncParsableCommand {
     @Flag(name: .customLong("no-history"), help: "Do not append the finished tasks to the history.")
     var noHistory = false
 
+    func validate() throws {
+        if discard, all == !ids.isEmpty {
+            throw ValidationError("--discard takes the uploads to end (as --list numbers them) or --all")
+        }
+        if !discard, all || !ids.isEmpty { throw ValidationError("uploads are named only with --discard") }
+        if discard, list { throw ValidationError("--list and --discard do not go together") }
+    }
+
     func run() async throws {
         let directory = JournalStore.defaultDirectory()
         if list { return try listJournals(in: directory) }
+        if discard { return try await discardUploads(in: directory) }
         let session = SendSession(
             plan: SendPlan(requests: [], concurrency: concurrency, limitRate: limitRate > 0 ? limitRate : nil),
             output: json ? .jsonLines : .bodies(try BodyOutput(path: nil)),
@@ -83,6 +106,84 @@ struct ResumeCommand: AsyncParsableCommand {
             return resumed
         }
         throw ExitCode(status == .ok && flagged ? ExitStatus.uploadFailed.rawValue : status.rawValue)
+    }
+
+    /// `--discard`: the journals adopted as for a resume, the uploads named
+    /// ended and freed on their servers; the others stay for a later resume.
+    private func discardUploads(in directory: String) async throws {
+        let session = SendSession(
+            plan: SendPlan(requests: [], concurrency: concurrency, limitRate: nil),
+            output: json ? .jsonLines : .bodies(try BodyOutput(path: nil)), insecure: insecure, showProgress: false,
+            history: noHistory ? nil : HistoryStore(path: HistoryStore.defaultPath()), journal: directory,
+            journalCommand: "resume")
+        let outcome = Locked<[(RestoredID, String, UploadEngine.Discarded)]>([])
+        var refused: String?
+        let status = await session.run { engine, journal in
+            guard let journal else { throw BadInput("without a journal there is nothing to discard") }
+            let adoption = JournalAdoption.run(
+                recorder: journal, engine: engine, workspace: JournalWorkspace(target: Target(), entries: [], files: [])
+            )
+            for line in adoption.unreadable { printError("hoist: " + line) }
+            let restored = adoption.summary.ids
+            guard !restored.isEmpty else {
+                printError("hoist: nothing to discard")
+                return []
+            }
+            let chosen: [RestoredID]
+            do {
+                chosen = all ? restored : try Self.choose(ids, from: restored)
+            } catch {
+                refused = "\(error)"
+                return []
+            }
+            let names = Dictionary(uniqueKeysWithValues: engine.snapshots().map { ($0.id, $0.request.displayName) })
+            let finished = DispatchSemaphore(value: 0)
+            engine.discard(chosen.map(\.task)) { results in
+                outcome.value = chosen.compactMap { id in
+                    results[id.task].map { (id, names[id.task] ?? "", $0) }
+                }
+                finished.signal()
+            }
+            finished.wait()
+            return []
+        }
+        if let refused { throw BadInput(refused) }
+        var failed = false
+        for (id, name, result) in outcome.value {
+            let line = "#\(id.journal) \(name): \(result.text)"
+            if result.freed {
+                printError("hoist: discarded " + line)
+            } else {
+                failed = true
+                printError("hoist: not discarded " + line + " (it stays in the journal)")
+            }
+        }
+        guard status != .interrupted else { throw ExitCode(status.rawValue) }
+        throw ExitCode(failed ? ExitStatus.uploadFailed.rawValue : ExitStatus.ok.rawValue)
+    }
+
+    /// The restored uploads `ids` name: `3`, `#3`, or `PID:3` when two
+    /// journals both have a #3.
+    static func choose(_ ids: [String], from restored: [RestoredID]) throws -> [RestoredID] {
+        try ids.map { text in
+            let bare = text.hasPrefix("#") ? String(text.dropFirst()) : text
+            let parts = bare.split(separator: ":", omittingEmptySubsequences: false)
+            guard let number = parts.last.flatMap({ Int($0) }), parts.count <= 2,
+                parts.count == 1 || Int32(parts[0]) != nil
+            else {
+                throw BadInput("\(String(reflecting: text)) is not an upload as --list numbers them (3, #3 or PID:3)")
+            }
+            let pid = parts.count == 2 ? Int32(parts[0]) : nil
+            let found = restored.filter { $0.journal == number && (pid == nil || $0.pid == pid) }
+            guard !found.isEmpty else {
+                throw BadInput("no upload #\(bare) in the journals: hoist resume --list shows them")
+            }
+            guard found.count == 1 else {
+                let choices = found.map { "\($0.pid):\($0.journal)" }.joined(separator: " or ")
+                throw BadInput("#\(number) names \(found.count) uploads, from different hoists: give \(choices)")
+            }
+            return found[0]
+        }
     }
 
     /// Reads the journals without adopting them: they stay for a later resume.
