@@ -84,6 +84,13 @@ extension TargetOption {
             row: Row(label: "Keys", hint: "s3:// URLs: an AWS profile of ~/.aws; empty: the environment"),
             parse: TargetValue.name, text: { $0 }, optional: \.s3.awsProfile),
         TargetOption(
+            "checksum", flag: .value("--checksum", "crc32|md5"),
+            help:
+                "How the server checks each part: crc32 (x-amz-checksum-crc32, the default, as aws-cli) or md5 (Content-MD5, for servers without CRC32 checksums).",
+            scope: .s3,
+            row: Row(label: "Checksum", hint: "s3:// URLs: crc32 or md5 (servers without CRC32); empty: crc32"),
+            parse: TargetValue.s3Checksum, text: \.rawValue, optional: \.s3.checksum),
+        TargetOption(
             "retry_after_sent", flag: .switch("--retry-after-sent", means: "true"),
             help:
                 "Send a POST or PATCH again when its answer timed out after the whole body was sent (the server may then hold it twice; --json says possible_duplicate).",
@@ -121,11 +128,6 @@ extension TargetOption {
             "acl", flag: .value("--acl", "acl"),
             help: "A canned ACL for the objects: private, public-read, bucket-owner-full-control...", scope: .s3,
             parse: TargetValue.acl, text: { $0 }, optional: \.s3.acl),
-        TargetOption(
-            "checksum", flag: .value("--checksum", "crc32|md5"),
-            help:
-                "How the server checks each part: crc32 (x-amz-checksum-crc32, the default, as aws-cli) or md5 (Content-MD5, for servers without CRC32 checksums).",
-            scope: .s3, parse: TargetValue.s3Checksum, text: \.rawValue, optional: \.s3.checksum),
         TargetOption(
             "content_type", flag: .value("--content-type", "type"),
             help: "The objects' Content-Type (default: from each file's extension).", scope: .s3,

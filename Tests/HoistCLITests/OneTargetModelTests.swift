@@ -65,7 +65,7 @@ struct OneTargetModelTests {
         _ = model.update(.key(.character("t")))
         for label in [
             "URL", "Method", "Body", "Transfer", "Chunk", "Expect", "Message", "Retries", "Field", "Timeout", "Connect",
-            "Idle", "Answer", "Endpoint", "Region", "Keys",
+            "Idle", "Answer", "Endpoint", "Region", "Keys", "Checksum",
         ] {
             if let text = rows[label] {
                 _ = model.update(.key(.control("u")))
