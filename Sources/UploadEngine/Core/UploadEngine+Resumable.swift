@@ -1,3 +1,4 @@
+import Dispatch
 import FormData
 
 /// What the engine does for every resumable kind's driver, the same for
@@ -58,5 +59,18 @@ extension UploadEngine {
         record.snapshot.checkpoint = checkpoint
         updateProgress(record, sent: sent)
         emit(.checkpoint(record.snapshot))
+    }
+}
+
+extension UploadEngine {
+    /// Gives a queued resumable task an earlier run's upload of the same
+    /// file to go on with (issue 37 #4, as tus-js-client's fingerprints):
+    /// its first attempt asks the server what it holds, as after a restore.
+    /// The checkpoint reaches the monitors, so the journal keeps it.
+    public func goOn(_ id: TaskID, from checkpoint: TransferCheckpoint) {
+        queue.sync {
+            guard let record = records[id], record.snapshot.state == .queued, record.driver == nil else { return }
+            saveCheckpoint(checkpoint, of: record, sent: checkpoint.offset)
+        }
     }
 }

@@ -221,7 +221,13 @@ final class Orphan: @unchecked Sendable {
         var kept = document
         kept.tasks = []
         kept.workspace = workspace
-        try AtomicFile.write(Array(JSONEncoder().encode(kept)), to: path)
+        try replace(with: kept)
+    }
+
+    /// Replaces it with `document`, what is left of it once this process
+    /// took some of it (see `keep`), and lets it go.
+    func replace(with document: JournalDocument) throws {
+        try AtomicFile.write(Array(JSONEncoder().encode(document)), to: path)
         unlink(logPath)
         AtomicFile.syncFolder(of: path)
         release()

@@ -55,8 +55,13 @@ final class SendSession: UploadEventMonitor, @unchecked Sendable {
 
     /// Sends the plan's requests.
     func run() async -> ExitStatus {
-        await run { engine, _ in
-            try engine.add(batch: self.plan.requests, after: self.plan.after, priority: self.plan.priority)
+        await run { engine, journal in
+            let ids = try engine.add(batch: self.plan.requests, after: self.plan.after, priority: self.plan.priority)
+            if let journal {
+                for line in KeptUploads.goOn(ids, requests: self.plan.requests, engine: engine, journal: journal) {
+                    printError("hoist: " + line)
+                }
+            }
             return nil
         }
     }

@@ -5,18 +5,21 @@ import Testing
 
 @testable import hoist
 
-/// `hoist resume --discard` ends a kept upload and frees what the server
-/// holds for it, against servers no one here wrote (issue 37 #3): a user
-/// never needs aws-cli to clean up after hoist.
-@Suite(.serialized) struct DiscardTests {
+/// What becomes of an upload an earlier run kept, against servers no one
+/// here wrote: `hoist resume --discard` frees it on the server (issue 37
+/// #3: a user never needs aws-cli to clean up after hoist), and a new
+/// `hoist send` of the same file goes on with it (#4).
+@Suite(.serialized) struct KeptUploadTests {
     /// `hoist send` of `size` random bytes, killed once its journal's checkpoint satisfies `until`.
     static func killedSend(
         _ arguments: [String], size: Int, home: TemporaryDirectory, environment: [String: String],
         until: @escaping (JournalTask) -> Bool
     ) async throws {
         let path = home.path + "/备份 big.bin"
-        let made = try await run("/bin/sh", ["-c", "head -c \(size) /dev/urandom > '\(path)'"])
-        try #require(made.status == 0)
+        if !FileManager.default.fileExists(atPath: path) {
+            let made = try await run("/bin/sh", ["-c", "head -c \(size) /dev/urandom > '\(path)'"])
+            try #require(made.status == 0)
+        }
         let send = try Subprocess(
             hoistBinary, ["send"] + arguments + ["-T", path, "-s", "--no-history"],
             environment: hoistEnvironment(environment))
@@ -103,5 +106,46 @@ import Testing
         #expect(try await seaweed.reader.openUploads("keep") == 0)
         let list = try await hoist(["resume", "--list"], environment: environment)
         #expect(list.stderr.contains("nothing to resume"), "\(list.stdout)\(list.stderr)")
+    }
+
+    @Test func aNewSendOfTheSameFileGoesOnWithTheKeptUpload() async throws {
+        let peer = try await TusPeer.resumableUpload()
+        defer { peer.stop() }
+        let home = TemporaryDirectory()
+        let environment = TusResumeTests.environment(home)
+        let arguments = ["--tus", peer.creationURL, "--chunk-size", "1M"]
+        try await Self.killedSend(
+            arguments + ["--limit-rate", "4M"], size: 16 << 20, home: home, environment: environment
+        ) { ($0.checkpoint?.offset ?? 0) >= 4 << 20 }
+        let kept = try await TusResumeTests.listed(home)
+        let url = try #require(kept["upload_url"] as? String)
+        let held = try await TusResumeTests.serverOffset(url)
+        let path = home.path + "/备份 big.bin"
+        let sha = sha256(Array(try Data(contentsOf: URL(fileURLWithPath: path))))
+
+        let again = try await hoist(
+            ["send"] + arguments + ["-T", path, "--json", "-s", "--no-history"], environment: environment)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.stderr.contains("备份 big.bin goes on with the upload hoist send (pid "), "\(again.stderr)")
+        let line = try jsonObject(try #require(again.stdoutLines.last))
+        #expect(line["upload_url"] as? String == url, "the same upload, not a new one")
+        let resumedFrom = Int64(try #require(line["resumed_from"] as? Int))
+        #expect(resumedFrom >= held - (1 << 20) && resumedFrom <= held, "\(resumedFrom) against \(held) held")
+        #expect(peer.storedFiles().values.contains { sha256(Array($0)) == sha })
+        let list = try await hoist(["resume", "--list"], environment: environment)
+        #expect(list.stderr.contains("nothing to resume"), "the kept task was taken: \(list.stdout)")
+
+        // A file changed since: a new upload, and the kept one stays kept.
+        try await Self.killedSend(
+            arguments + ["--limit-rate", "4M"], size: 16 << 20, home: home, environment: environment
+        ) { ($0.checkpoint?.offset ?? 0) >= 2 << 20 }
+        try #require(utimes(path, nil) == 0)
+        let changed = try await hoist(
+            ["send"] + arguments + ["-T", path, "--json", "-s", "--no-history"], environment: environment)
+        #expect(changed.status == 0, "\(changed.stderr)")
+        #expect(!changed.stderr.contains("goes on with"), "\(changed.stderr)")
+        #expect(try jsonObject(try #require(changed.stdoutLines.last))["resumed_from"] is NSNull)
+        let still = try await hoist(["resume", "--list"], environment: environment)
+        #expect(still.stdout.contains("备份 big.bin"), "\(still.stdout)\(still.stderr)")
     }
 }
