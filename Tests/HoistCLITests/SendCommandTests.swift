@@ -199,4 +199,30 @@ import Testing
                 "\(stderr)")
         }
     }
+
+    /// An answer on its way when Ctrl-C comes is waited for (up to 3 s) and
+    /// recorded as done: `hoist resume` must not send it again (issue 37 #1).
+    @Test func anAnswerOnItsWayWhenCtrlCComesIsRecordedAsDone() async throws {
+        let state = TemporaryDirectory()
+        try await withReceiver { receiver, _ in
+            let environment = ["XDG_STATE_HOME": state.path]
+            let send = try Subprocess(
+                hoistBinary, ["send", receiver.baseURL + "/upload?delay=1500", "-F", "a=b", "--json", "-s"],
+                environment: hoistEnvironment(environment), timeout: .seconds(60))
+            try await JournalTests.waitUntil("the request on the server", timeout: .seconds(30)) {
+                receiver.requestCount >= 1
+            }
+            // The answer is held 1.5 s: 0.5 s in, the whole body is on the server.
+            try await Task.sleep(for: .milliseconds(500))
+            kill(send.pid, SIGINT)
+            let result = await send.result()
+            #expect(result.status == 130)
+            let stdout = String(decoding: result.stdout, as: UTF8.self)
+            let line = try jsonObject(try #require(stdout.split(separator: "\n").last.map(String.init)))
+            #expect(line["ok"] as? Bool == true, "\(line)")
+            let resume = try await hoist(["resume"], environment: environment)
+            #expect(resume.stderr.contains("nothing to resume"), "\(resume.stderr)")
+            #expect(receiver.requestCount == 1, "sent again")
+        }
+    }
 }

@@ -19,10 +19,11 @@ import Testing
 
     /// NO_COLOR turns the UI's colours off (attributes stay); `[` sets a bandwidth limit the top bar shows.
     @Test func noColorAndTheBandwidthLimitKeys() async throws {
-        let work = TemporaryDirectory()
-        _ = work.file("a.bin", [1, 2, 3])
         var colours: [String: [String]] = [:]
         for noColor in ["", "1"] {
+            // A home each: the second UI would start with the limit the first set (↺).
+            let work = TemporaryDirectory()
+            _ = work.file("a.bin", [1, 2, 3])
             let tmux = try await Tmux.start(width: 100, height: 30, in: work)
             defer { Task { await tmux.kill() } }
             try await tmux.type("NO_COLOR=\(noColor) \(hoistBinary) tui http://127.0.0.1:9/upload a.bin")
@@ -64,6 +65,30 @@ import Testing
             try await tmux.waitFor("three uploads done") { $0.text.contains("✔ 3") }
             #expect(JournalTests.savedHashes(saved).count == 3)
             try await tmux.press("q")
+        }
+    }
+
+    /// `q`, `y` while an answer is on its way: it is waited for and recorded
+    /// as done, so the next start has nothing to send again (issue 37 #1).
+    @Test func anAnswerOnItsWayWhenTheUIQuitsIsRecordedAsDone() async throws {
+        try await withReceiver { receiver, _ in
+            let work = TemporaryDirectory()
+            _ = work.file("a.bin", [1, 2, 3])
+            let tmux = try await Tmux.start(width: 100, height: 30, in: work)
+            defer { Task { await tmux.kill() } }
+            try await tmux.type("\(hoistBinary) tui '\(receiver.baseURL)/upload?delay=1500' a.bin; echo EXIT=$?")
+            try await tmux.press("Enter")
+            try await tmux.waitFor("the UI") { $0.text.contains("a.bin") }
+            try await tmux.press("u")
+            try await JournalTests.waitUntil("the request on the server") { receiver.requestCount >= 1 }
+            try await Task.sleep(for: .milliseconds(300))  // the answer is held 1.5 s: the body is on the server
+            try await tmux.press("q")
+            try await tmux.waitFor("the quit dialog") { $0.text.contains("1 upload is not finished") }
+            try await tmux.press("y")
+            try await tmux.waitFor("the shell again") { $0.text.contains("EXIT=0") }
+            let resume = try await hoist(["resume"], environment: ["HOME": work.path])
+            #expect(resume.stderr.contains("nothing to resume"), "\(resume.stderr)")
+            #expect(receiver.requestCount == 1)
         }
     }
 

@@ -128,6 +128,26 @@ extension UploadEngine {
         queue.sync { cancelTogether(records.keys.sorted(), reason: reason) { _ in } }
     }
 
+    /// Stops every unfinished task for a quit or a signal (`quitReason`,
+    /// `interruptedReason`): nothing new starts, and a request whose whole
+    /// body is sent gets up to `grace` for its answer, so what the server
+    /// took is recorded as done and never sent again (issue 37 #1). The
+    /// rest are cancelled at once; a journal keeps them for the next start.
+    public func stopAll(reason: String, grace: Duration) async {
+        queue.sync {
+            paused = true
+            let now = records.keys.filter { records[$0]?.snapshot.state != .awaitingResponse }
+            cancelTogether(now.sorted(), reason: reason) { _ in }
+        }
+        let deadline = ContinuousClock.now + grace
+        while ContinuousClock.now < deadline,
+            queue.sync(execute: { records.values.contains { $0.snapshot.state == .awaitingResponse } })
+        {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        cancelAll(reason: reason)
+    }
+
     /// The ones waiting first, then the running ones, with starts held
     /// until the end: a running task's end would otherwise start a queued
     /// one of the same batch (issue 37 #1: `C` and quit sent 8 more requests).

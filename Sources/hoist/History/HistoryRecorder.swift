@@ -50,12 +50,17 @@ final class HistoryRecorder: UploadEventMonitor, @unchecked Sendable {
     /// kept for `hoist resume`. Its real end is recorded once, when it comes.
     static func isAnEnd(_ task: TaskSnapshot, journaled: Bool) -> Bool {
         if task.isPaused { return false }
-        guard journaled else { return true }
-        if task.keptForResume { return false }
+        return !journaled || !goesOnLater(task)
+    }
+
+    /// Ended for now, not for good: paused, kept for `hoist resume`, or
+    /// stopped by a quit or a signal. A journal keeps such a task.
+    static func goesOnLater(_ task: TaskSnapshot) -> Bool {
+        if task.isPaused || task.keptForResume { return true }
         if case .cancelled(let reason) = task.state {
-            return reason != UploadEngine.quitReason && reason != UploadEngine.interruptedReason
+            return reason == UploadEngine.quitReason || reason == UploadEngine.interruptedReason
         }
-        return true
+        return false
     }
 
     /// Waits until every task handed over so far is on disk.

@@ -125,8 +125,9 @@ final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
                 append(.checkpoint(id: task.id.rawValue, checkpoint))
             }
         case .finished(let task):
-            // Kept for `hoist resume`: it stays unfinished here, with its checkpoint.
-            if !task.keptForResume, let entry = tasks.removeValue(forKey: task.id) {
+            // Kept for `hoist resume`, paused, or stopped by a quit or a
+            // signal: it stays unfinished here, with its checkpoint.
+            if !HistoryRecorder.goesOnLater(task), let entry = tasks.removeValue(forKey: task.id) {
                 liveBytes -= entry.bytes
                 restored.remove(task.id)
                 append(.finished(id: task.id.rawValue))

@@ -125,10 +125,9 @@ final class SendSession: UploadEventMonitor, @unchecked Sendable {
             printError("hoist: \(error)")
             return .badInput
         }
-        // The journal stops first: what Ctrl-C cancels stays resumable in `hoist`.
+        // What Ctrl-C stops stays resumable in the journal; an answer on its way gets a moment.
         let interrupt = Interrupt {
-            journal?.finish()
-            engine.cancelAll(reason: UploadEngine.interruptedReason)
+            Task { await engine.stopAll(reason: UploadEngine.interruptedReason, grace: .seconds(3)) }
         }
         progress?.start()
         engine.resume()

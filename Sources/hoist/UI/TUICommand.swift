@@ -142,7 +142,11 @@ enum UISession {
                 continuation.resume(returning: Result { try CursesTerminal.run(box.value) })
             }
         }
-        journal?.finish()  // after a failure too: what is unfinished stays
+        // Answers on their way get a moment; the rest stay in the journal.
+        await engine.stopAll(reason: UploadEngine.quitReason, grace: .seconds(3))
+        // After a failure too: what is unfinished stays. A signal is not a
+        // quit: what is staged comes back to any target.
+        journal?.finish(quit: (try? result.get()) != nil && !app.model.interrupted)
         await engine.shutdown()
         recorder?.flush()
         if case .success(let stats) = result { writeStats(stats) }

@@ -180,10 +180,7 @@ final class UploadManagerApp: TerminalProgram {
                 }
             }
         case .quit:
-            // The journal stops first, so the tasks cancelled now stay resumable.
-            // A signal is not a quit: what is staged comes back to any target.
-            journal?.finish(quit: !model.interrupted)
-            engine.cancelAll(reason: UploadEngine.quitReason)
+            // The tasks are stopped once the screen is gone (`UISession.run`).
             return false
         }
         return true
