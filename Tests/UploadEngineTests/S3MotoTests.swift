@@ -242,6 +242,10 @@ import Testing
         engine.cancel(id)
         let done = try #require(await engine.result(of: id))
         #expect(done.state == .cancelled(reason: "cancelled by the user"), "\(done.state)")
+        // What the UI shows last: no upload held on the server any more (issue 37 #11).
+        let last = try #require(events.snapshots(of: id).last)
+        #expect(last.checkpoint == nil)
+        #expect(last.note == "what the server held of it was freed")
         // moto may hold the abort until it gives up on the part the cancel cut off.
         var open = -1
         for _ in 0..<300 {

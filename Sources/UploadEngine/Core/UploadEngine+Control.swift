@@ -80,7 +80,13 @@ extension UploadEngine {
         if !held.isEmpty { discard(held) }
         queue.sync {
             cancelTogether(ids.filter { !held.contains($0) }, reason: reason) { record in
-                record.driver?.discard(record, on: self)
+                guard let driver = record.driver, driver.holdsUpload else { return }
+                driver.discard(record, on: self)
+                // Freed on the server: the Response pane no longer says it holds the upload (issue 37 #11).
+                if record.snapshot.checkpoint == nil {
+                    record.snapshot.note = "what the server held of it was freed"
+                    emit(.stateChanged(record.snapshot))
+                }
             }
         }
     }
