@@ -47,4 +47,51 @@ import UploadEngine
             await engine.shutdown()
         }
     }
+
+    /// The journal holds a task's end until it is on disk; the next task's
+    /// start, passed on meanwhile, made the screen count more running tasks
+    /// than slots ("running 9/8", issue 37 #11). Events go on in order.
+    @Test func theScreenNeverSeesMoreRunningTasksThanSlots() async throws {
+        try await withReceiver { receiver, _ in
+            let folder = TemporaryDirectory()
+            let screen = RunningCounter()
+            let recorder = JournalRecorder(
+                store: try JournalStore(directory: folder.path), command: "test", downstream: [screen]
+            ) { Issue.record("journal: \($0)") }
+            let engine = UploadEngine(configuration: .init(concurrency: 2, environment: [:]), monitors: [recorder])
+            let ids = try engine.add(
+                batch: (0..<60).map { n in
+                    UploadRequest(
+                        url: receiver.baseURL + "/upload", body: .multipart(MultipartForm(parts: [.text("n", "\(n)")])))
+                })
+            for id in ids { #expect(await engine.result(of: id)?.state == .succeeded) }
+            recorder.sync()
+            recorder.finish()
+            await engine.shutdown()
+            screen.queue.sync {}
+            #expect(screen.finished == 60)
+            #expect(screen.most <= 2, "the screen saw \(screen.most) running with 2 slots")
+        }
+    }
+}
+
+/// Counts the running tasks as a screen fed by the journal would.
+final class RunningCounter: UploadEventMonitor, @unchecked Sendable {
+    let queue = DispatchQueue(label: "running counter")
+    private var running: Set<TaskID> = []
+    private(set) var most = 0
+    private(set) var finished = 0
+
+    func handle(_ event: UploadEvent) {
+        switch event {
+        case .stateChanged(let task), .progress(let task), .checkpoint(let task), .added(let task):
+            if task.state.isRunning { running.insert(task.id) } else { running.remove(task.id) }
+        case .finished(let task):
+            running.remove(task.id)
+            finished += 1
+        case .queueChanged:
+            break
+        }
+        most = max(most, running.count)
+    }
 }

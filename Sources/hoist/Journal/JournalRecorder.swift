@@ -137,7 +137,9 @@ final class JournalRecorder: UploadEventMonitor, @unchecked Sendable {
         case .progress, .queueChanged:
             break
         }
-        pass(event)
+        // Behind an end held for its commit, in order: the next task's start
+        // passed on first made the screen count more running than slots.
+        if held.isEmpty { pass(event) } else { held.append((sequence, event)) }
     }
 
     /// The UI's staged files, fields and target, whenever they change.
