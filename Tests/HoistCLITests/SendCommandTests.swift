@@ -225,4 +225,33 @@ import Testing
             #expect(receiver.requestCount == 1, "sent again")
         }
     }
+
+    /// SIGINT and SIGTERM start none of the queued uploads: a server that
+    /// counts request starts sees the two that were running, and nothing
+    /// more, before or after `hoist resume --list` (issue 37 #1).
+    @Test(arguments: [SIGINT, SIGTERM])
+    func aSignalStartsNoQueuedUpload(_ signal: Int32) async throws {
+        let state = TemporaryDirectory()
+        let files = TemporaryDirectory()
+        for n in 0..<8 { _ = files.file("f\(n).bin", Array(repeating: UInt8(n), count: 1000)) }
+        try await withReceiver { receiver, _ in
+            let environment = ["XDG_STATE_HOME": state.path]
+            let send = try Subprocess(
+                hoistBinary,
+                [
+                    "send", receiver.baseURL + "/upload?delay=10000", "--each", "f=@\(files.path)/*.bin",
+                    "--concurrency", "2", "-s",
+                ], environment: hoistEnvironment(environment), timeout: .seconds(60))
+            try await JournalTests.waitUntil("two requests on the server", timeout: .seconds(30)) {
+                receiver.requestCount >= 2
+            }
+            kill(send.pid, signal)
+            let result = await send.result()
+            #expect(result.status == 130, "\(String(decoding: result.stderr, as: UTF8.self))")
+            #expect(receiver.requestCount == 2, "a queued upload was started")
+            let list = try await hoist(["resume", "--list", "--json"], environment: environment)
+            #expect(list.stdoutLines.count == 8, "every upload kept: \(list.stdout)")
+            #expect(receiver.requestCount == 2)
+        }
+    }
 }
