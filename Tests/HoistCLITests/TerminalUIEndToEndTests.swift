@@ -76,12 +76,12 @@ import Testing
             _ = work.file("a.bin", [1, 2, 3])
             let tmux = try await Tmux.start(width: 100, height: 30, in: work)
             defer { Task { await tmux.kill() } }
-            try await tmux.type("\(hoistBinary) tui '\(receiver.baseURL)/upload?delay=1500' a.bin; echo EXIT=$?")
+            try await tmux.type("\(hoistBinary) tui '\(receiver.baseURL)/upload?delay=2500' a.bin; echo EXIT=$?")
             try await tmux.press("Enter")
             try await tmux.waitFor("the UI") { $0.text.contains("a.bin") }
             try await tmux.press("u")
             try await JournalTests.waitUntil("the request on the server") { receiver.requestCount >= 1 }
-            try await Task.sleep(for: .milliseconds(300))  // the answer is held 1.5 s: the body is on the server
+            try await Task.sleep(for: .milliseconds(300))  // the answer is held 2.5 s: the body is on the server
             try await tmux.press("q")
             try await tmux.waitFor("the quit dialog") { $0.text.contains("1 upload is not finished") }
             try await tmux.press("y")
