@@ -58,7 +58,10 @@ import Testing
             #expect(limited > 3_700 && limited < 20_000, "\(limited) ms")
             // At 64 KiB/s it could not end before 3.7 s; a loaded machine only makes it slower
             // (2.7 s was seen with release builds running beside the suite), never faster.
-            let lifted = try await duration(["--limit-rate", "0"])
+            // The fastest of up to 3: a fresh-clone CI run once took 4.1 s unlimited, its
+            // receiver (in the tests' process) starved by the suites beside it.
+            var lifted = Int.max
+            for _ in 0..<3 where lifted >= 3_700 { lifted = min(lifted, try await duration(["--limit-rate", "0"])) }
             #expect(lifted < 3_700, "--limit-rate 0 lifts the profile's limit: \(lifted) ms")
             let curlStyle = try await hoist(
                 ["send", "--profile", "slow", "--limit-rate", "4m", "-s", "-v", "-F", "f=@\(file)"], config: config)
