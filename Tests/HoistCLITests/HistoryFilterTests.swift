@@ -25,7 +25,8 @@ import Testing
             }
             kill(send.pid, SIGINT)
             let stopped = await send.result()
-            #expect(stopped.status == 130, "\(stopped.stderr)")
+            // 0 when a loaded machine delivered the signal after the last answer.
+            #expect([130, 0].contains(stopped.status), "\(stopped.stderr)")
             let resumed = try await hoist(["resume", "-s"], environment: environment)
             #expect(resumed.status == 0, "\(resumed.stderr)")
             let failed = try await hoist(
