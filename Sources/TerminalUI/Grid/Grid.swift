@@ -105,7 +105,7 @@ public struct Grid: Sendable, Equatable {
         }
         let shown = TextWidth.truncate(text, toColumns: limit - x)
         var column = x
-        for character in shown.map(TextWidth.drawable) {
+        for character in shown.lazy.map(TextWidth.drawable) {
             let w = TextWidth.columns(of: character)
             if w == 0 {
                 // A combining mark with nothing before it is dropped; after a base it joins it.

@@ -214,15 +214,14 @@ extension AppModel {
         liveQueueIsEarlier = false
     }
 
-    /// Puts back the queue's settings an earlier hoist had when it ended;
-    /// returns the effects that tell the engine.
-    public mutating func restoreLiveQueue(_ live: LiveQueue) -> [Effect] {
+    /// Puts back the queue's settings an earlier hoist had when it ended
+    /// (the caller sets the engine's, before the app runs).
+    public mutating func restoreLiveQueue(_ live: LiveQueue) {
         liveQueue = live
         liveQueueIsEarlier = true
         queue.concurrency = live.concurrency
         queue.limitRate = live.limitRate
         target.limitRate = live.limitRate ?? 0
-        return [.setConcurrency(live.concurrency), .setLimitRate(live.limitRate)]
     }
 }
 

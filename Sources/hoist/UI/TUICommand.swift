@@ -117,7 +117,7 @@ enum UISession {
             model.notice = adoption.restore(into: &model) ?? model.notice
             // The slots and limit set live last time, unless the command line sets them now (issue 37 #10).
             if let live = adoption.workspace.live, !queueGiven {
-                _ = model.restoreLiveQueue(live)
+                model.restoreLiveQueue(live)
                 engine.concurrencyLimit = live.concurrency
                 engine.limitRate = live.limitRate
                 let limit = live.limitRate.map { ", ≤" + Format.rate(Double($0)) } ?? ", no limit"
