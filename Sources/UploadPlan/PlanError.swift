@@ -21,6 +21,8 @@ public enum PlanError: Error, Sendable, Hashable, CustomStringConvertible {
     /// An S3 upload sends files; metadata goes in `x-amz-meta-*` headers.
     case s3FilesOnly
     case s3(String)
+    /// What a kind of `TargetKinds` cannot send.
+    case kind(String)
 
     public var description: String {
         switch self {
@@ -37,7 +39,7 @@ public enum PlanError: Error, Sendable, Hashable, CustomStringConvertible {
         case .tusMetadataKey(let problem): return problem
         case .s3FilesOnly:
             return "an S3 upload sends files, one object each; give metadata as headers: -H 'x-amz-meta-NAME: value'"
-        case .s3(let problem): return problem
+        case .s3(let problem), .kind(let problem): return problem
         }
     }
 }

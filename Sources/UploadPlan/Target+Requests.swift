@@ -28,6 +28,7 @@ extension Target {
         do { _ = try TargetValue.url(url) } catch { throw .badValue(error) }
         var headers = entries.filter { $0.kind == .header }.map { HeaderField($0.name, $0.value) }
         let fields = entries.filter { $0.kind == .field }.map { FormField($0.name, $0.value) }
+        if let kind { return try kind.requests(for: self, headers: headers, fields: fields, payload: payload) }
         if isS3 { return try s3Requests(headers: headers, fields: fields, payload: payload) }
         if payload.document != nil, !headers.contains(where: { $0.name.lowercased() == "accept" }) {
             headers.append(HeaderField("Accept", "application/json"))
@@ -178,7 +179,7 @@ extension Target {
         }
         let chain = AWSCredentialChain(environment: ProcessInfo.processInfo.environment)
         let endpoint = S3Endpoint(
-            url: s3.endpoint ?? chain.endpoint, region: chain.region(s3.region, profile: s3.awsProfile),
+            url: endpoint ?? chain.endpoint, region: chain.region(s3.region, profile: s3.awsProfile),
             pathStyle: s3.pathStyle ? true : nil)
         return try files.map { file throws(PlanError) in
             let isStandardInput = file.path == "-"
@@ -197,7 +198,7 @@ extension Target {
             }
             var choice = file
             let name = isStandardInput ? settings.location.key : file.displayName
-            choice.contentType = s3.contentType ?? file.contentType ?? MIMETypes.type(forFilename: name)
+            choice.contentType = contentType ?? file.contentType ?? MIMETypes.type(forFilename: name)
             return UploadRequest(
                 url: line.url, method: .put, headers: headers + s3.headers, body: choice.rawBody, timeouts: timeouts,
                 retry: retryPolicy, success: SuccessRule(),

@@ -57,6 +57,10 @@ public struct Target: Sendable, Hashable, Codable {
     public var parallelParts: Int
     /// Where and how `s3://` URLs go (`isS3`).
     public var s3: S3TargetOptions
+    /// An object store's server (S3-compatible, a GCS emulator) instead of the cloud's own.
+    public var endpoint: String?
+    /// The objects' Content-Type (S3, GCS); else each file's, from the MIME table.
+    public var contentType: String?
     /// How image files are prepared before they go; `nil` sends them as they are.
     public var images: ImageSettings?
     /// `images`, with the defaults when there are none: what the image options set.
@@ -91,10 +95,12 @@ public struct Target: Sendable, Hashable, Codable {
     /// An `s3://BUCKET/KEY` URL: each file is an object in S3-compatible
     /// storage, whatever the transfer kind and body say.
     public var isS3: Bool { S3Location.isS3URL(url) }
-    /// An S3 or tus target sends each file alone, whatever the method and body kind say.
-    public var sendsEachFileAlone: Bool { isS3 || transfer == .tus }
-    /// How the files go, in a word: `S3`, `tus`, or the method.
-    public var howSent: String { isS3 ? "S3" : transfer == .tus ? "tus" : method.rawValue }
+    /// The kind of `TargetKinds` the URL names (`gs://`), if any.
+    public var kind: (any TargetKind.Type)? { TargetKinds.claiming(url) }
+    /// An S3, tus or other kind's target sends each file alone, whatever the method and body kind say.
+    public var sendsEachFileAlone: Bool { isS3 || transfer == .tus || kind != nil }
+    /// How the files go, in a word: `S3`, `GCS`, `tus`, or the method.
+    public var howSent: String { kind?.label ?? (isS3 ? "S3" : transfer == .tus ? "tus" : method.rawValue) }
 
     public var successRule: SuccessRule { SuccessRule(expectations: expectations, messagePath: messagePath) }
 
@@ -164,14 +170,21 @@ private struct LegacyTarget: Decodable {
         target.chunkSize = try container.decodeIfPresent(TusChunkSize.self, forKey: .chunkSize) ?? .automatic
         target.parallelParts = try container.decodeIfPresent(Int.self, forKey: .parallelParts) ?? 1
         target.s3 = try container.decodeIfPresent(S3TargetOptions.self, forKey: .s3) ?? S3TargetOptions()
+        // The endpoint and content type were S3's own then.
+        let objects = try container.decodeIfPresent(LegacyObjectStore.self, forKey: .s3)
+        target.endpoint = objects?.endpoint
+        target.contentType = objects?.contentType
         target.images = try container.decodeIfPresent(ImageSettings.self, forKey: .images)
     }
 }
 
+private struct LegacyObjectStore: Decodable {
+    var endpoint: String?
+    var contentType: String?
+}
+
 /// The S3 side of a target; `nil` is "as the AWS CLI would find it".
 public struct S3TargetOptions: Sendable, Hashable, Codable {
-    /// `--endpoint`; else `AWS_ENDPOINT_URL_S3`, `AWS_ENDPOINT_URL`, or AWS.
-    public var endpoint: String?
     /// `--region`; else `AWS_REGION`, `AWS_DEFAULT_REGION`, the profile's, us-east-1.
     public var region: String?
     public var pathStyle: Bool
@@ -183,18 +196,15 @@ public struct S3TargetOptions: Sendable, Hashable, Codable {
     public var storageClass: String?
     /// `x-amz-acl`, a canned ACL (private, public-read...).
     public var acl: String?
-    /// The objects' Content-Type; else each file's, from the MIME table.
-    public var contentType: String?
     /// `--checksum`; `nil` is CRC32.
     public var checksum: S3Checksum?
 
     public init(
-        endpoint: String? = nil, region: String? = nil, pathStyle: Bool = false, awsProfile: String? = nil,
-        partSize: Int64? = nil, partConcurrency: Int = S3Settings.defaultPartConcurrency, storageClass: String? = nil,
-        acl: String? = nil, contentType: String? = nil, checksum: S3Checksum? = nil
+        region: String? = nil, pathStyle: Bool = false, awsProfile: String? = nil, partSize: Int64? = nil,
+        partConcurrency: Int = S3Settings.defaultPartConcurrency, storageClass: String? = nil, acl: String? = nil,
+        checksum: S3Checksum? = nil
     ) {
         self.checksum = checksum
-        self.endpoint = endpoint
         self.region = region
         self.pathStyle = pathStyle
         self.awsProfile = awsProfile
@@ -202,7 +212,6 @@ public struct S3TargetOptions: Sendable, Hashable, Codable {
         self.partConcurrency = partConcurrency
         self.storageClass = storageClass
         self.acl = acl
-        self.contentType = contentType
     }
 
     /// The headers these options stand for.

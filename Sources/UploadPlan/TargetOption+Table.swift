@@ -23,7 +23,7 @@ extension TargetOption {
         TargetOption(
             "chunk_size", flag: .value("--chunk-size", "size"),
             help:
-                "Bytes per tus PATCH (K, M and G are binary units), or auto: 8M, then sized by each PATCH's speed to about a second (at most doubling), up to 64M. auto by default.",
+                "Bytes per tus PATCH or GCS chunk (K, M and G are binary units; GCS rounds up to 256K), or auto: 8M, then sized by each PATCH's speed to about a second (at most doubling), up to 64M. auto by default.",
             scope: .tus, type: .size,
             row: Row(label: "Chunk", hint: "bytes per tus PATCH, e.g. 8M, or auto (8M up to 64M, by speed)"),
             parse: TargetValue.chunkSize, text: TargetValue.text(chunk:), at: \.chunkSize),
@@ -69,10 +69,12 @@ extension TargetOption {
         TargetOption(
             "endpoint", flag: .value("--endpoint", "url"),
             help:
-                "An S3-compatible server (MinIO, R2, Ceph...) instead of AWS; else AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL.",
-            scope: .s3,
-            row: Row(label: "Endpoint", hint: "s3:// URLs: an S3-compatible server (MinIO, R2...); empty: AWS"),
-            parse: TargetValue.url, text: { $0 }, optional: \.s3.endpoint),
+                "An S3-compatible server (MinIO, R2, Ceph...) instead of AWS, else AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL; for gs:// a GCS server (an emulator), else STORAGE_EMULATOR_HOST.",
+            scope: .objects,
+            row: Row(
+                label: "Endpoint",
+                hint: "s3:// and gs:// URLs: another server (MinIO, R2, an emulator); empty: the cloud's"),
+            parse: TargetValue.url, text: { $0 }, optional: \.endpoint),
         TargetOption(
             "region", flag: .value("--region", "name"),
             help: "The region (else AWS_REGION, AWS_DEFAULT_REGION, the profile's, us-east-1).", scope: .s3,
@@ -130,8 +132,8 @@ extension TargetOption {
             parse: TargetValue.acl, text: { $0 }, optional: \.s3.acl),
         TargetOption(
             "content_type", flag: .value("--content-type", "type"),
-            help: "The objects' Content-Type (default: from each file's extension).", scope: .s3,
-            parse: TargetValue.contentType, text: { $0 }, optional: \.s3.contentType),
+            help: "The objects' Content-Type (default: from each file's extension).", scope: .objects,
+            parse: TargetValue.contentType, text: { $0 }, optional: \.contentType),
         TargetOption(
             "image_quality", flag: .value("--image-quality", "Q"),
             help: "Re-encode JPEG (and WebP) at quality Q, 1 to 100.", scope: .images, type: .integer,

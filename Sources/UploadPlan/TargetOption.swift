@@ -10,7 +10,8 @@ import UploadEngine
 public struct TargetOption: Sendable {
     /// Which targets a setting means something for.
     public enum Scope: Sendable, Hashable {
-        case every, tus, s3, images
+        /// `objects`: S3 and the kinds of `TargetKinds` (GCS).
+        case every, tus, s3, objects, images
     }
 
     /// The TOML type a profile gives the value in (and the writer writes).

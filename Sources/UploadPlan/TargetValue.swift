@@ -18,6 +18,10 @@ public enum TargetValue {
 
     /// An http or https URL the transport can send to.
     public static func url(_ text: String) throws(TargetValueError) -> String {
+        if let kind = TargetKinds.claiming(text) {
+            try kind.check(text)
+            return text
+        }
         if S3Location.isS3URL(text) {
             do { _ = try S3Location.parse(text) } catch { throw TargetValueError(error.message) }
             return text

@@ -76,7 +76,7 @@ struct ArgumentSecrets {
             // user:password: the password. A user alone asks for it on the terminal.
             guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return [] }
             return [(colon + 1)..<bytes.count]
-        case "--token":
+        case "--token", "--gcs-token":
             return [0..<bytes.count]
         case "--header":
             guard !value.hasPrefix("@") else { return [] }

@@ -18,7 +18,7 @@ enum ArgumentTokenizer {
         [
             ValueOption(short: "F", long: "--form"), ValueOption(long: "--form-string"), ValueOption(long: "--each"),
             ValueOption(short: "T", long: "--upload-file"), ValueOption(short: "H", long: "--header"),
-            ValueOption(short: "u", long: "--user"), ValueOption(long: "--token"),
+            ValueOption(short: "u", long: "--user"), ValueOption(long: "--token"), ValueOption(long: "--gcs-token"),
             ValueOption(long: "--secret-header"), ValueOption(long: "--secret"),
         ]
         + TargetOption.all.compactMap { option in

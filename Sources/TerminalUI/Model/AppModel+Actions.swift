@@ -75,7 +75,7 @@ extension AppModel {
         case .cannotSendFields, .onlyTextParts: return error.description
         case .tusTextOnly, .tusMetadataKey: return "\(error): press f to change the fields"
         case .s3FilesOnly: return "\(error): press f to change the fields"
-        case .s3: return "target: \(error): press t to change it"
+        case .s3, .kind: return "target: \(error): press t to change it"
         }
     }
 

@@ -12,7 +12,7 @@ protocol TransferKind: TransferSettings {
 /// and checkpoints back, and makes each task's driver.
 enum TransferKinds {
     /// The one line a new kind adds.
-    static let builtIn: [any TransferKind.Type] = [TusSettings.self, S3Settings.self]
+    static let builtIn: [any TransferKind.Type] = [TusSettings.self, S3Settings.self, GCSSettings.self]
 
     private static let added = Mutex<[any TransferKind.Type]>([])
 

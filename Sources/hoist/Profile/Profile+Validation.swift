@@ -35,6 +35,15 @@ extension Profile {
             settings.url = try check("s3://\(bucket)/\(prefix)", "bucket", TargetValue.url)
         }
         let isS3 = settings.url.map(S3Location.isS3URL) == true
+        // Another kind (GCS): `transfer = "gcs"` with its url, or the url alone.
+        if let named = given["transfer"]?.first?.lowercased(),
+            let kind = TargetKinds.all.first(where: { $0.label.lowercased() == named })
+        {
+            guard let url = settings.url, kind.claims(url) else {
+                throw ProfileValueError("transfer = \"\(named)\" needs a url of the form \(kind.urlForm)")
+            }
+            given["transfer"] = nil
+        }
         if s3Transfer, !isS3 { throw ProfileValueError("transfer = \"s3\" needs bucket (and prefix), or an s3:// url") }
         if !isS3 {
             let s3Keys = ["bucket", "prefix"] + TargetOption.all.filter { $0.scope == .s3 }.map(\.key)

@@ -147,7 +147,7 @@ struct SendPlan {
         case .tusTextOnly:
             return "with --tus, each file (-T, --each) is one upload; -F may add metadata only (name=value)"
         case .tusMetadataKey(let problem): return "-F: \(problem)"
-        case .s3FilesOnly, .s3: return error.description
+        case .s3FilesOnly, .s3, .kind: return error.description
         }
     }
 

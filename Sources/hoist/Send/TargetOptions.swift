@@ -57,7 +57,8 @@ struct TargetOptions: ParsableArguments {
     static var help: String {
         let sections: [(String, TargetOption.Scope)] = [
             ("TARGET OPTIONS (also profile keys: see docs/GUIDE.md)", .every), ("TUS", .tus),
-            ("S3 (for s3://BUCKET/KEY or s3://BUCKET/PREFIX/ URLs)", .s3), ("IMAGES", .images),
+            ("S3 (for s3://BUCKET/KEY or s3://BUCKET/PREFIX/ URLs)", .s3),
+            ("OBJECT STORES (S3, and GCS: gs://BUCKET/NAME or gs://BUCKET/PREFIX/)", .objects), ("IMAGES", .images),
         ]
         return sections.map { title, scope in
             let lines = TargetOption.all.filter { $0.scope == scope && $0.flag != nil }.map { option in
@@ -126,6 +127,13 @@ struct RequestOptions: ParsableArguments {
             valueName: "user[:password]"))
     var user: String?
 
+    @Option(
+        name: .customLong("gcs-token"),
+        help: ArgumentHelp(
+            "An OAuth2 access token for gs:// targets (else GOOGLE_OAUTH_ACCESS_TOKEN), sent as Authorization: Bearer; never printed.",
+            valueName: "token"))
+    var gcsToken: String?
+
     @Flag(help: "Basic authentication from ~/.netrc for the URL's host (as curl): machine, login, password.")
     var netrc = false
 
@@ -145,6 +153,9 @@ struct RequestOptions: ParsableArguments {
                 try TargetValue.header(name: "User-Agent", value: userAgent)
             }
             entries.append(FormEntry(kind: .header, name: header.name, value: header.value))
+        }
+        if let gcsToken {
+            entries.append(FormEntry(kind: .header, name: "Authorization", value: "Bearer " + gcsToken, isSecret: true))
         }
         if let user {
             let credentials = user.contains(":") ? user : user + ":" + (try PasswordPrompt.ask(for: user))

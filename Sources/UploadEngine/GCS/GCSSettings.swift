@@ -1,0 +1,110 @@
+import FormData
+import ImagePrep
+import WireRules
+
+/// An object in Google Cloud Storage (or a server speaking its JSON API:
+/// fake-gcs-server, `hoist receive`), sent with Google's resumable upload
+/// protocol: a session `POST`, chunks `PUT` with `Content-Range`, a `308`
+/// saying what arrived. A file up to `singleRequestLimit` goes as one
+/// `uploadType=media` request, as Google's own clients send small files.
+public struct GCSSettings: Sendable, Hashable, Codable {
+    /// `https://storage.googleapis.com`, or an emulator's base URL.
+    public var endpoint: String
+    public var bucket: String
+    public var object: String
+    /// Bytes per chunk; fixed sizes are whole multiples of 256 KiB, as GCS requires.
+    public var chunkSize: TusChunkSize
+    public var contentType: String
+    /// The object's name ends with the file's name (a `gs://BUCKET/PREFIX/` target).
+    public var keyIsFileName: Bool
+    /// Files up to this many bytes go as one request.
+    public var singleRequestLimit: Int64
+
+    /// GCS's chunk granule: every chunk but the last is a multiple of it.
+    public static let granule: Int64 = 256 << 10
+    /// As google-cloud-storage: smaller files go in one request.
+    public static let defaultSingleRequestLimit: Int64 = 8 << 20
+
+    public init(
+        endpoint: String, bucket: String, object: String, chunkSize: TusChunkSize = .automatic,
+        contentType: String = "application/octet-stream", keyIsFileName: Bool = false,
+        singleRequestLimit: Int64 = GCSSettings.defaultSingleRequestLimit
+    ) {
+        self.endpoint = endpoint
+        self.bucket = bucket
+        self.object = object
+        self.chunkSize = chunkSize
+        self.contentType = contentType
+        self.keyIsFileName = keyIsFileName
+        self.singleRequestLimit = singleRequestLimit
+    }
+
+    /// Where a resumable session is begun (the request's URL).
+    public var sessionURL: String {
+        base + "/upload/storage/v1/b/" + Self.escaped(bucket) + "/o?uploadType=resumable&name=" + Self.escaped(object)
+    }
+
+    /// Where a small file goes in one request.
+    var mediaURL: String {
+        base + "/upload/storage/v1/b/" + Self.escaped(bucket) + "/o?uploadType=media&name=" + Self.escaped(object)
+    }
+
+    /// `gs://bucket/name`, as results name the object.
+    public var objectURL: String { "gs://\(bucket)/\(object)" }
+
+    private var base: String { endpoint.hasSuffix("/") ? String(endpoint.dropLast()) : endpoint }
+
+    /// A query value or path segment: everything but RFC 3986's unreserved bytes escaped (`/` too).
+    static func escaped(_ text: String) -> String {
+        var out = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                UInt8(ascii: "~"):
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                out += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+            }
+        }
+        return out
+    }
+
+    /// The chunk size as sent: a fixed size rounded up to the granule.
+    var firstChunk: Int64 { Self.granular(chunkSize.initial) }
+
+    static func granular(_ size: Int64) -> Int64 {
+        max(granule, (size + granule - 1) / granule * granule)
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
+}
+
+extension GCSSettings: TransferKind {
+    public static let kind = "gcs"
+    static let checkpoints: [any CheckpointState.Type] = [GCSCheckpoint.self]
+
+    func makeDriver() -> any TransferDriver { GCSDriver() }
+
+    public var filename: String? { object.split(separator: "/").last.map(String.init) }
+
+    /// An object named by a prefix and the file's name takes the prepared
+    /// image's name and type, and the URL follows it.
+    public mutating func carry(_ image: PreparedImage, url: inout String) {
+        contentType = image.contentType
+        guard keyIsFileName else { return }
+        let prefix = object[..<(object.lastIndex(of: "/").map { object.index(after: $0) } ?? object.startIndex)]
+        object = prefix + image.filename
+        url = sessionURL
+    }
+}
+
+extension Transfer {
+    public static func gcs(_ settings: GCSSettings) -> Transfer { Transfer(settings) }
+
+    public var gcs: GCSSettings? { settings(as: GCSSettings.self) }
+}
