@@ -68,7 +68,7 @@ public final class SeaweedPeer: @unchecked Sendable {
     }
 
     /// Ports free now, each with its gRPC port (+10000) free too.
-    private static func freePorts(_ count: Int) throws -> [Int] {
+    static func freePorts(_ count: Int) throws -> [Int] {
         var ports: [Int] = []
         var sockets: [Int32] = []
         defer { sockets.forEach { close($0) } }

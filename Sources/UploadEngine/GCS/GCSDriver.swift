@@ -135,7 +135,7 @@ final class GCSDriver: TransferDriver {
             }
             let region = FileRegion(
                 path: path, field: "", offset: chunk.lowerBound, length: Int64(chunk.count), snapshot: file)
-            body = RequestBody(contentType: settings.contentType, segments: [.file(region)])
+            body = RequestBody(contentType: settings.contentType, segments: chunk.isEmpty ? [] : [.file(region)])
         }
         let headers = headers(request, exchange.headers)
         guard exchange.isLast, let checksum else {

@@ -80,7 +80,9 @@ enum GCSTarget: TargetKind {
             let type = target.contentType ?? file.contentType ?? MIMETypes.type(forFilename: file.displayName)
             let settings = GCSSettings(
                 endpoint: endpoint, bucket: base.bucket, object: isPrefix ? base.name + file.displayName : base.name,
-                chunkSize: target.chunkSize, contentType: type, keyIsFileName: isPrefix)
+                chunkSize: target.chunkSize, contentType: type, keyIsFileName: isPrefix,
+                // A file larger than a chunk the user chose goes in chunks.
+                singleRequestLimit: min(GCSSettings.defaultSingleRequestLimit, target.chunkSize.initial))
             var choice = file
             choice.contentType = type
             return UploadRequest(
