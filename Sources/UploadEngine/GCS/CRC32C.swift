@@ -25,8 +25,12 @@ enum CRC32C {
         #if arch(x86_64)
             if hardware { return hoist_crc32c_hardware(crc, base, bytes.count) }
         #endif
+        return byTable(crc, UnsafeBufferPointer(start: base, count: bytes.count))
+    }
+
+    static func byTable(_ crc: UInt32, _ bytes: UnsafeBufferPointer<UInt8>) -> UInt32 {
         var value = ~crc
-        for byte in UnsafeBufferPointer(start: base, count: bytes.count) {
+        for byte in bytes {
             value = table[Int((value ^ UInt32(byte)) & 0xFF)] ^ (value >> 8)
         }
         return ~value
