@@ -50,6 +50,8 @@ let package = Package(
                 "ImagePrep",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                // RSA, for GCS service-account keys (a signed JWT).
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
         ),
         .target(

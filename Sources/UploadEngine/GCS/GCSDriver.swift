@@ -13,6 +13,8 @@ final class GCSDriver: TransferDriver {
     var checksum: FileCRC32C?
     /// An earlier run's session this task will not go on with.
     var abandoned: String?
+    /// The service account's access token, when the settings name one.
+    var token: String?
 
     var holdsUpload: Bool { machine?.session != nil }
 
@@ -38,7 +40,12 @@ final class GCSDriver: TransferDriver {
         if checksum == nil { checksum = FileCRC32C(path: path, snapshot: file) }
         inFlight = 0
         engine.beginResumable(record, attempt: number, totalBytes: file.size, offset: machine!.offset)
-        perform(id, attempt: number, machine!.handle(.start(file: file)), path: path, on: engine)
+        guard let key = settings.serviceAccount else {
+            return perform(id, attempt: number, machine!.handle(.start(file: file)), path: path, on: engine)
+        }
+        authorize(key, id, attempt: number, on: engine) { driver in
+            driver.perform(id, attempt: number, driver.machine!.handle(.start(file: file)), path: path, on: engine)
+        }
     }
 
     func discard(_ record: TaskRecord, on engine: UploadEngine) {
@@ -164,7 +171,11 @@ final class GCSDriver: TransferDriver {
     /// The user's headers (Authorization), then the protocol's.
     private func headers(_ request: UploadRequest, _ own: [HeaderField]) -> [HeaderField] {
         let names = Set(own.map { $0.name.lowercased() } + ["content-type", "content-range"])
-        return request.headers.filter { !names.contains($0.name.lowercased()) } + own
+        var headers = request.headers.filter { !names.contains($0.name.lowercased()) }
+        if let token, !headers.contains(where: { $0.name.lowercased() == "authorization" }) {
+            headers.append(HeaderField("Authorization", "Bearer " + token))
+        }
+        return headers + own
     }
 
     private func callbacks(_ id: TaskID, attempt number: Int, path: String, on engine: UploadEngine)

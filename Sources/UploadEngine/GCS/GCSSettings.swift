@@ -19,6 +19,9 @@ public struct GCSSettings: Sendable, Hashable, Codable {
     public var keyIsFileName: Bool
     /// Files up to this many bytes go as one request.
     public var singleRequestLimit: Int64
+    /// A service-account key file whose tokens authorize the requests
+    /// (`GOOGLE_APPLICATION_CREDENTIALS`), when no token was given.
+    public var serviceAccount: String?
 
     /// GCS's chunk granule: every chunk but the last is a multiple of it.
     public static let granule: Int64 = 256 << 10
@@ -28,8 +31,9 @@ public struct GCSSettings: Sendable, Hashable, Codable {
     public init(
         endpoint: String, bucket: String, object: String, chunkSize: TusChunkSize = .automatic,
         contentType: String = "application/octet-stream", keyIsFileName: Bool = false,
-        singleRequestLimit: Int64 = GCSSettings.defaultSingleRequestLimit
+        singleRequestLimit: Int64 = GCSSettings.defaultSingleRequestLimit, serviceAccount: String? = nil
     ) {
+        self.serviceAccount = serviceAccount
         self.endpoint = endpoint
         self.bucket = bucket
         self.object = object

@@ -8,7 +8,8 @@ import WireRules
 /// (`GCSSettings`). The server is `--endpoint`, else `STORAGE_EMULATOR_HOST`
 /// (as Google's libraries read it), else Google's; the token is an
 /// `Authorization` header (`--gcs-token`, `-H`), else
-/// `GOOGLE_OAUTH_ACCESS_TOKEN`.
+/// `GOOGLE_OAUTH_ACCESS_TOKEN`, else a service-account key's
+/// (`GOOGLE_APPLICATION_CREDENTIALS`), fetched by the driver.
 enum GCSTarget: TargetKind {
     static let label = "GCS"
     static let urlForm = "gs://BUCKET/NAME or gs://BUCKET/PREFIX/"
@@ -68,10 +69,17 @@ enum GCSTarget: TargetKind {
         let environment = ProcessInfo.processInfo.environment
         let endpoint = endpoint(target, environment: environment)
         var headers = headers
-        if !headers.contains(where: { $0.name.lowercased() == "authorization" }),
-            let token = environment["GOOGLE_OAUTH_ACCESS_TOKEN"], !token.isEmpty
-        {
-            headers.append(HeaderField("Authorization", "Bearer " + token))
+        var serviceAccount: String?
+        if !headers.contains(where: { $0.name.lowercased() == "authorization" }) {
+            if let token = environment["GOOGLE_OAUTH_ACCESS_TOKEN"], !token.isEmpty {
+                headers.append(HeaderField("Authorization", "Bearer " + token))
+            } else if let key = environment["GOOGLE_APPLICATION_CREDENTIALS"], !key.isEmpty {
+                guard FileManager.default.isReadableFile(atPath: key) else {
+                    throw .kind("GOOGLE_APPLICATION_CREDENTIALS names \(key), which cannot be read")
+                }
+                // The journal keeps the path: `hoist resume` signs with the key again.
+                serviceAccount = key.hasPrefix("/") ? key : FileManager.default.currentDirectoryPath + "/" + key
+            }
         }
         return try files.map { file throws(PlanError) in
             guard file.path != "-" else {
@@ -82,7 +90,8 @@ enum GCSTarget: TargetKind {
                 endpoint: endpoint, bucket: base.bucket, object: isPrefix ? base.name + file.displayName : base.name,
                 chunkSize: target.chunkSize, contentType: type, keyIsFileName: isPrefix,
                 // A file larger than a chunk the user chose goes in chunks.
-                singleRequestLimit: min(GCSSettings.defaultSingleRequestLimit, target.chunkSize.initial))
+                singleRequestLimit: min(GCSSettings.defaultSingleRequestLimit, target.chunkSize.initial),
+                serviceAccount: serviceAccount)
             var choice = file
             choice.contentType = type
             return UploadRequest(
