@@ -31,8 +31,8 @@ import Testing
 
     @Test func aNewClientRecoversTheSessionAfterACrashAndFinishes() async throws {
         let bytes = pseudoRandomBytes(3 * 1024 * 1024 + 17, seed: 31)
-        let source = TemporaryDirectory().file("source.bin", bytes)
         try await withReceiver { server in
+            let source = server.scratch.file("source.bin", bytes)
             let output = try await runClient(
                 """
                 first = ResumableUpload(URL, CHUNK)
@@ -75,8 +75,8 @@ import Testing
     @Test(arguments: ["crc32c", "md5"])
     func theClientVerifiesTheFinalChecksum(_ checksum: String) async throws {
         let bytes = pseudoRandomBytes(1024 * 1024 + 5, seed: 32)
-        let source = TemporaryDirectory().file("source.bin", bytes)
         try await withReceiver { server in
+            let source = server.scratch.file("source.bin", bytes)
             let output = try await runClient(
                 """
                 upload = ResumableUpload(URL, CHUNK, checksum=\(String(reflecting: checksum)))

@@ -96,7 +96,7 @@ import Testing
             // The name may come in the JSON body instead of the URL.
             let initiated = try await gcs.initiate(
                 name: nil, body: #"{"name":"../../from-body.txt","contentType":"text/plain"}"#)
-            let session = try #require(initiated.header("Location"), initiated.text)
+            let session = try #require(initiated.header("Location"), "\(initiated.text)")
             #expect(session.contains("name=..%2F..%2Ffrom-body.txt"))
             let put = try await gcs.put(session, range: "bytes 0-1/2", [0x68, 0x69])
             #expect(try put.json()["contentType"] as? String == "text/plain")
@@ -121,9 +121,8 @@ import Testing
 
     @Test func xGoogHashIsCheckedAgainstTheWholeObject() async throws {
         let bytes = pseudoRandomBytes(GCSCurl.chunk + 10, seed: 26)
-        let source = TemporaryDirectory().file("source", bytes)
-        let crc32c = try await referenceCRC32C(ofFile: source)
         try await withReceiver { server in
+            let crc32c = try await referenceCRC32C(ofFile: server.scratch.file("source", bytes))
             let gcs = GCSCurl(server)
             let wrong = try await gcs.session(name: "wrong.bin")
             #expect(try await gcs.put(wrong, bytes, from: 0, count: GCSCurl.chunk, total: nil).status == 308)
