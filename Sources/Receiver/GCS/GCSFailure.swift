@@ -43,7 +43,7 @@ extension Answer {
     /// A JSON answer as Cloud Storage writes it (`application/json; charset=UTF-8`).
     static func gcsJSON(_ status: Int, _ value: some Encodable) -> Answer {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         // These plain value types always encode.
         let body = (try? encoder.encode(value)).map(Array.init) ?? Array("{}".utf8)
         return Answer(status: status, contentType: "application/json; charset=UTF-8", body: body)
