@@ -54,7 +54,8 @@ struct DemoCommand: AsyncParsableCommand {
         let resumable = Self.tusRequest(receiver.baseURL + "/files", path: folder.large)
         let status: ExitStatus
         if noUI || isatty(STDIN_FILENO) == 0 || isatty(STDOUT_FILENO) == 0 {
-            status = await runWithoutUI(url: url, folder: folder, resumable: resumable)
+            let gcsURL = receiver.baseURL + "/upload/storage/v1/b/demo/o?uploadType=resumable&name=NAME"
+            status = await runWithoutUI(url: url, gcsURL: gcsURL, folder: folder, resumable: resumable)
         } else {
             let target = Target(
                 url: url, expectations: Self.verified.expectations, messagePath: Self.verified.messagePath)
@@ -100,9 +101,13 @@ struct DemoCommand: AsyncParsableCommand {
                     ])))
     }
 
-    private func runWithoutUI(url: String, folder: SampleFiles.Folder, resumable: UploadRequest) async -> ExitStatus {
+    private func runWithoutUI(
+        url: String, gcsURL: String, folder: SampleFiles.Folder, resumable: UploadRequest
+    ) async -> ExitStatus {
         let kept = keep ? "" : " (removed at the end; --keep keeps them)"
-        printLine("Receiver: \(url)  (files are saved in \(folder.path)/received)\nSamples:  \(folder.path)\(kept)\n")
+        printLine("Receiver: \(url)  (files are saved in \(folder.path)/received)\nSamples:  \(folder.path)\(kept)")
+        // The receiver also speaks Cloud Storage's resumable protocol, so a GCS client can be shown with no cloud.
+        printLine("GCS:      \(gcsURL)  (saved as received/demo/NAME)\n")
         // The back of the ID card goes only after the front succeeded, as a verification API expects.
         var front = MultipartForm()
         front.append(parameters: ["user": ["id": 42, "side": "front"]])

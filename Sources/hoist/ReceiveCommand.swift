@@ -76,6 +76,11 @@ struct ReceiveCommand: AsyncParsableCommand {
     @Flag(name: .customLong("no-tus"), help: "Do not serve tus resumable uploads at /files.")
     var noTus = false
 
+    @Flag(
+        name: .customLong("no-gcs"),
+        help: "Do not serve Google Cloud Storage resumable uploads at /upload/storage/v1/b/BUCKET/o.")
+    var noGCS = false
+
     @Option(
         name: .customLong("tus-expire"),
         help: ArgumentHelp(
@@ -120,6 +125,7 @@ struct ReceiveCommand: AsyncParsableCommand {
         configuration.allowedOrigins = allowOrigin
         configuration.tusPath = noTus ? nil : "/files"
         if let tusExpire { configuration.tusExpiration = .seconds(tusExpire) }
+        configuration.servesGCS = !noGCS
         let receiver = Receiver(configuration: configuration) { entry in
             printLine(entry.line)
         }
@@ -138,6 +144,11 @@ struct ReceiveCommand: AsyncParsableCommand {
         }
         if let path = configuration.tusPath {
             printLine("hoist receive: tus uploads at \(receiver.baseURL)\(path) (resumable; hoist send --tus)")
+        }
+        if configuration.servesGCS {
+            printLine(
+                "hoist receive: Cloud Storage resumable uploads at \(receiver.baseURL)/upload/storage/v1/b/BUCKET/o"
+                    + "?uploadType=resumable (saved as BUCKET/NAME)")
         }
         await waitForSignal()
         await receiver.stop()

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Receiver
 import TestSupport
 import Testing
 

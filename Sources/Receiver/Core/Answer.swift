@@ -10,6 +10,10 @@ struct Answer {
     var headers: [(name: String, value: String)] = []
     var files = 0
     var fields = 0
+    /// The reason phrase of a status NIO knows none for (Google's `499 Client Closed Request`).
+    var reason: String? = nil
+    /// Sent as the body instead of `body` (a saved object read back).
+    var file: StreamedFile? = nil
 
     static func json(_ status: Int, _ text: String) -> Answer {
         Answer(status: status, contentType: "application/json", body: Array(text.utf8))

@@ -30,6 +30,10 @@ import NIOSSL
 /// one is saved like any file, under its `filename` metadata. ``TusKnobs`` make it fail on purpose, and
 /// ``tusRequests()`` lists what it was sent. See `Tus/`.
 ///
+/// **Cloud Storage.** Under `/upload/storage/v1/b/` it speaks Google Cloud Storage's resumable upload
+/// protocol (JSON API), and serves the objects under `/storage/v1/b/`, unless
+/// ``ReceiverConfiguration/servesGCS`` is false. See `GCS/`.
+///
 /// **Server-wide knobs** (``ReceiverConfiguration``), counting every request in order of arrival:
 /// - `failFirst`: the first N requests get 503 with `Retry-After: retryAfterSeconds`, after their body was
 ///   read and discarded;
@@ -68,11 +72,14 @@ public final class Receiver: Sendable {
     private let requests = NIOLockedValueBox(0)
     /// The tus endpoint (see `Tus/`); nil when ``ReceiverConfiguration/tusPath`` is nil.
     let tus: TusService?
+    /// The Cloud Storage endpoint (see `GCS/`); nil when ``ReceiverConfiguration/servesGCS`` is false.
+    let gcs: GCSService?
 
     public init(configuration: ReceiverConfiguration, log: (@Sendable (ReceiverLogEntry) -> Void)? = nil) {
         self.configuration = configuration
         self.log = log
         self.tus = TusService(configuration: configuration)
+        self.gcs = GCSService(configuration: configuration)
     }
 
     /// Creates the directory, binds and returns once the server is listening.
@@ -86,7 +93,7 @@ public final class Receiver: Sendable {
         let http1 = HTTP1Channel.Configuration(
             additionalChannelHandlers: [ConnectionDeadlines(headTimeout: head, idleTimeout: idle)])
         let handler = RequestHandler(
-            configuration: configuration, directory: directory, requests: requests, tus: tus, log: log)
+            configuration: configuration, directory: directory, requests: requests, tus: tus, gcs: gcs, log: log)
         let responder: HTTPChannelHandler.Responder = { request, writer, channel in
             await handler.handle(request, writer: writer, channel: channel)
         }

@@ -34,6 +34,9 @@ public struct ReceiverConfiguration: Sendable {
     /// Serve tus 1.0 resumable uploads here: `POST /files` creates one at `/files/ID`. Other paths are
     /// unaffected; nil turns the endpoint off. ``maxBodySize`` bounds whole tus uploads (`Tus-Max-Size`).
     public var tusPath: String? = "/files"
+    /// Serve Google Cloud Storage's resumable uploads (JSON API) under `/upload/storage/v1/b/` and the
+    /// saved objects under `/storage/v1/b/` (see `GCS/`). ``maxBodySize`` bounds whole objects.
+    public var servesGCS = true
     /// Failure knobs of the tus endpoint (all off by default).
     public var tusKnobs = TusKnobs()
     /// Require `Authorization: Bearer TOKEN` on every request (401 without it).

@@ -20,17 +20,19 @@ extension RequestHandler {
         var headers = HTTPFields()
         if !answer.contentType.isEmpty { headers[.contentType] = answer.contentType }
         // A 204 has no body, and must not say how long it is.
-        if answer.status != 204 { headers[.contentLength] = String(answer.body.count) }
+        if answer.status != 204 { headers[.contentLength] = String(answer.file?.length ?? Int64(answer.body.count)) }
         if let retryAfter = answer.retryAfter { headers[.retryAfter] = String(retryAfter) }
         for (name, value) in answer.headers {
             if let name = HTTPFields.Element.Name(name) { headers.append(HTTPFields.Element(name: name, value: value)) }
         }
         if closing { headers[.connection] = "close" }
-        let head = HTTPResponse(status: .init(code: answer.status), headerFields: headers)
+        let head = HTTPResponse(
+            status: .init(code: answer.status, reasonPhrase: answer.reason ?? ""), headerFields: headers)
         if request.method == .head {
             try await writer.writeResponse(head)
         } else {
-            try await writer.write(response: head, body: ResponseBody(byteBuffer: ByteBuffer(bytes: answer.body)))
+            let body = answer.file?.body ?? ResponseBody(byteBuffer: ByteBuffer(bytes: answer.body))
+            try await writer.write(response: head, body: body)
         }
     }
 

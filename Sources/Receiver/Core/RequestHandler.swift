@@ -19,12 +19,14 @@ struct RequestHandler: Sendable {
     let log: (@Sendable (ReceiverLogEntry) -> Void)?
     /// The tus endpoint (`Tus/`), when on.
     let tus: TusService?
+    /// The Cloud Storage endpoint (`GCS/`), when on.
+    let gcs: GCSService?
     /// Where files are saved: error answers name paths relative to it, never the server's absolute path.
     let uploadFolder: String
 
     init(
         configuration: ReceiverConfiguration, directory: UploadDirectory, requests: NIOLockedValueBox<Int>,
-        tus: TusService?, log: (@Sendable (ReceiverLogEntry) -> Void)?
+        tus: TusService?, gcs: GCSService?, log: (@Sendable (ReceiverLogEntry) -> Void)?
     ) {
         self.configuration = configuration
         self.decoder = RequestBodyDecoder(
@@ -32,6 +34,7 @@ struct RequestHandler: Sendable {
         )
         self.requests = requests
         self.tus = tus
+        self.gcs = gcs
         self.uploadFolder = directory.path
         self.log = log
     }
@@ -61,6 +64,11 @@ struct RequestHandler: Sendable {
                     try await answerTus(
                         request, route: route, tus: tus, index: index, resetAfter: resetAfter, reader: &reader,
                         writer: writer))
+            } else if let gcs, let route = gcs.route(request.uri.path) {
+                outcome = .answer(
+                    try await answerGCS(
+                        request, route: route, gcs: gcs, index: index, resetAfter: resetAfter, reader: &reader,
+                        writer: writer, localPort: channel.localAddress?.port))
             } else {
                 if resetAfter == 0 { throw .resetConnection }
                 let knobs = configuration.allowsTestKnobs ? try RequestKnobs(query: request.uri.query) : RequestKnobs()
