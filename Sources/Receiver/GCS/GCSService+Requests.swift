@@ -22,6 +22,8 @@ struct GCSReceipt {
     var total: Int64?
     var isFinal: Bool
     var hashes: GCSHashes
+    /// The whole object in one request (`uploadType=media`).
+    var isMedia = false
 }
 
 enum GCSStep {
@@ -43,9 +45,12 @@ extension GCSService {
             throw .notFound("Not Found: \(request.uri.path) is no Cloud Storage JSON API path this receiver serves")
         case (.post, .uploads(let bucket)):
             try GCSNames.checkBucket(bucket)
+            if query["uploadType"] == "media" {
+                return try media(request, bucket: bucket, query: query, header: header)
+            }
             guard query["uploadType"] == "resumable" else {
                 throw .invalid(
-                    "uploadType=\(query["uploadType"] ?? "") is not supported here: use uploadType=resumable")
+                    "uploadType=\(query["uploadType"] ?? "") is not supported here: use uploadType=resumable or media")
             }
             var size: Int64?
             if let text = header("X-Upload-Content-Length") {

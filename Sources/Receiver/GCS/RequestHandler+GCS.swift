@@ -51,6 +51,7 @@ extension RequestHandler {
             if request.headers[.expect]?.lowercased() == "100-continue" {
                 try? await writer.writeInformationalHead(HTTPResponse(status: .continue))
             }
+            defer { gcs.endMedia(receipt) }
             return try await gcs.receive(receipt, reader: &reader, baseURL: baseURL)
         }
     }

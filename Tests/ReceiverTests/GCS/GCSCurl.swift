@@ -53,6 +53,15 @@ struct GCSCurl {
             session, range: "bytes \(first)-\(first + count - 1)/\(total.map(String.init) ?? "*")", piece)
     }
 
+    /// The whole object in one request: `POST .../o?uploadType=media&name=`.
+    func media(bucket: String = "bkt", name: String, _ bytes: [UInt8], headers: [String] = []) async throws
+        -> CurlResult
+    {
+        let url = base + "/upload/storage/v1/b/\(bucket)/o?uploadType=media&name=" + Self.encoded(name)
+        return try await Curl.run(
+            ["-X", "POST", "--data-binary", "@" + file(bytes), "-H", "Content-Type: image/jpeg"] + headers + [url])
+    }
+
     /// The status query: an empty PUT with `Content-Range: bytes */TOTAL`.
     func status(_ session: String, total: String = "*") async throws -> CurlResult {
         try await Curl.run(["-X", "PUT", "-H", "Content-Length: 0", "-H", "Content-Range: bytes */\(total)", session])

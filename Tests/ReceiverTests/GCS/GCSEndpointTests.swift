@@ -187,4 +187,28 @@ import Testing
             #expect(fileBytes(server.saved("bkt/whole.bin")) == bytes)
         }
     }
+
+    @Test func aSmallObjectGoesInOneMediaRequest() async throws {
+        try await withReceiver { server in
+            let gcs = GCSCurl(server)
+            let bytes = pseudoRandomBytes(70_000, seed: 31)
+            let path = gcs.scratch.file("photo.jpg", bytes)
+            let crc = try await referenceCRC32C(ofFile: path)
+            let sent = try await gcs.media(
+                name: "cards/身份证 正面.jpg", bytes, headers: ["-H", "x-goog-hash: crc32c=\(crc)"])
+            #expect(sent.status == 200, "\(sent.text)")
+            let object = try sent.json()
+            #expect(object["size"] as? String == "70000" && object["contentType"] as? String == "image/jpeg")
+            #expect(object["crc32c"] as? String == crc && object["md5Hash"] as? String == md5Base64(bytes))
+            let read = try await gcs.get(name: "cards/身份证 正面.jpg", media: true)
+            #expect(Array(read.body) == bytes)
+            // A checksum that does not match keeps nothing.
+            let wrong = try await gcs.media(name: "bad.jpg", bytes, headers: ["-H", "x-goog-hash: crc32c=AAAAAA=="])
+            #expect(wrong.status == 400 && wrong.gcsError != nil, "\(wrong.text)")
+            #expect(try await gcs.get(name: "bad.jpg").status == 404)
+            let nameless = try await Curl.run(
+                ["-X", "POST", "--data-binary", "x", server.url + "/upload/storage/v1/b/bkt/o?uploadType=media"])
+            #expect(nameless.status == 400 && nameless.text.contains("name="), "\(nameless.text)")
+        }
+    }
 }
