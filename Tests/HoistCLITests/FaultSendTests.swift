@@ -4,7 +4,7 @@ import Testing
 
 /// `hoist send` through a proxy that resets connections mid-request and
 /// stalls others, in front of servers no one here wrote: SeaweedFS (S3 with
-/// SigV4), resumable-upload (tus), and the receiver for plain forms. What
+/// SigV4), resumable-upload (tus), and the receiver for plain forms and GCS. What
 /// the server holds at the end must equal the source, byte for byte, and
 /// no S3 multipart upload may be left open.
 @Suite(.serialized) struct FaultSendTests {
@@ -78,6 +78,33 @@ import Testing
         #expect(stored.isSuperset(of: Set(shas.values)), "a tus upload differs from its source")
         let lines = try result.stdoutLines.map(jsonObject)
         #expect(lines.count == shas.count && lines.allSatisfy { $0["ok"] as? Bool == true })
+    }
+
+    /// GCS through the proxy in front of `hoist receive`, whose status query
+    /// is faithful (fake-gcs-server's ends the session).
+    @Test(arguments: seeds(12))
+    func gcsObjectsArriveWholeThroughResets(seed: UInt64) async throws {
+        let big = randomFiles("gcs", 6, 3 << 20, seed: seed)
+        let small = randomFiles("gcs-small", 6, 100 << 10, seed: seed + 50)
+        try await withReceiver { receiver, _ in
+            let proxy = try await FaultProxy.start(
+                before: receiver.baseURL, seed: seed, cuts: 12, bytes: 1...(3 << 20), stallEvery: 6)
+            let result = try await hoist([
+                "send", "gs://chaos/in/", "-T", files.path + "/gcs/*.bin", "-T", files.path + "/gcs-small/*.bin",
+                "--endpoint", proxy.endpoint, "--chunk-size", "512K", "--retries", "20", "--json", "-s",
+                "--no-history", "--no-journal",
+            ])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(proxy.counts.cuts > 0, "the proxy cut nothing: the test proves nothing")
+            for (name, sha) in big.merging(small, uniquingKeysWith: { $1 }) {
+                let read = try await run(
+                    "/bin/sh",
+                    ["-c", "curl -sf '\(receiver.baseURL)/storage/v1/b/chaos/o/in%2F\(name)?alt=media' | sha256sum"])
+                #expect(read.stdout.hasPrefix(sha), "\(name) differs from its source\n\(result.stdout)")
+            }
+            let lines = try result.stdoutLines.map(jsonObject)
+            #expect(lines.count == 12 && lines.allSatisfy { $0["ok"] as? Bool == true })
+        }
     }
 
     @Test(arguments: seeds(7))
