@@ -166,3 +166,42 @@ import Testing
         }
     }
 }
+
+/// The UI with a `gs://` target: its dialog, the top bar, an upload of a
+/// staged file, and a killed send's upload resumed with R, its row saying
+/// where it went on from.
+@Suite(.serialized) struct GCSUITests {
+    @Test func aGCSTargetInTheUIAndAKilledUploadResumedWithR() async throws {
+        try await withReceiver(configure: { $0.readBytesPerSecond = 16 << 20 }) { receiver, _ in
+            let home = TemporaryDirectory()
+            let sha = try await GCSResumeTests.killedSend(receiver, home: home)
+            let card = home.file("身份证 正面.jpg", Array(repeating: 9, count: 50_000))
+            let tmux = try await JournalTests.startUI(
+                home, arguments: "tui gs://bkt/cards/ --endpoint \(receiver.baseURL) '\(card)'")
+            defer { Task { await tmux.kill() } }
+            try await tmux.waitFor("the adopted upload and the gs:// target") {
+                $0.text.contains("1 interrupted upload") && $0.text.contains("GCS")
+                    && $0.text.contains("gs://bkt/cards/") && $0.text.contains("身份证 正面.jpg")
+            }
+            try await tmux.press("R")
+            let resumed = try await tmux.waitFor("the upload done", timeout: .seconds(120)) {
+                $0.text.contains("✔ 1") && $0.text.contains("resumed at")
+            }
+            #expect(resumed.text.contains("备份 big.bin"))
+            #expect(try await GCSResumeTests.stored(receiver) == sha)
+            try await tmux.press("t")
+            let dialog = try await tmux.waitFor("the target dialog") {
+                $0.text.contains("Endpoint") && $0.text.contains(receiver.baseURL)
+            }
+            #expect(dialog.text.contains("gs://bkt/cards/"), "\(dialog.text)")
+            try await tmux.press("Escape")
+            try await tmux.press("u")
+            try await tmux.waitFor("the staged card uploaded", timeout: .seconds(60)) { $0.text.contains("✔ 2") }
+            #expect(
+                try await GCSResumeTests.stored(receiver, "cards/身份证 正面.jpg")
+                    == sha256(Array(repeating: 9, count: 50_000)))
+            try await tmux.press("q")
+            try await tmux.waitFor("the shell again") { $0.text.contains("EXIT=0") }
+        }
+    }
+}
