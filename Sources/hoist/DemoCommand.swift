@@ -52,10 +52,12 @@ struct DemoCommand: AsyncParsableCommand {
         // Answers like the verification API Hoist grew from: RETCODE "0000", or "1001" for a blurry photo.
         let url = receiver.baseURL + "/upload?reply=verify"
         let resumable = Self.tusRequest(receiver.baseURL + "/files", path: folder.large)
+        // The receiver speaks Cloud Storage's protocol too: the large sample also goes as a GCS object.
+        let object = Self.gcsRequest(receiver.baseURL, path: folder.large)
         let status: ExitStatus
         if noUI || isatty(STDIN_FILENO) == 0 || isatty(STDOUT_FILENO) == 0 {
-            let gcsURL = receiver.baseURL + "/upload/storage/v1/b/demo/o?uploadType=resumable&name=NAME"
-            status = await runWithoutUI(url: url, gcsURL: gcsURL, folder: folder, resumable: resumable)
+            status = await runWithoutUI(
+                url: url, base: receiver.baseURL, folder: folder, resumable: [resumable, object])
         } else {
             let target = Target(
                 url: url, expectations: Self.verified.expectations, messagePath: Self.verified.messagePath)
@@ -70,7 +72,7 @@ struct DemoCommand: AsyncParsableCommand {
                 profile: "demo", startDirectory: folder.path,
                 configuration: UploadEngine.Configuration(concurrency: 3),
                 initialKeys: noStart ? [] : Self.startKeys(others: folder.others.count),
-                alsoSend: noStart ? [] : [resumable])
+                alsoSend: noStart ? [] : [resumable, object])
         }
         await receiver.stop()
         if keep { printError("hoist demo: the samples and received files are in \(folder.path)") }
@@ -101,13 +103,23 @@ struct DemoCommand: AsyncParsableCommand {
                     ])))
     }
 
-    private func runWithoutUI(
-        url: String, gcsURL: String, folder: SampleFiles.Folder, resumable: UploadRequest
-    ) async -> ExitStatus {
+    /// The large sample as a GCS object, `gs://demo/samples/NAME`, through the receiver.
+    static func gcsRequest(_ endpoint: String, path: String) -> UploadRequest {
+        let settings = GCSSettings(
+            endpoint: endpoint, bucket: "demo", object: "samples/" + baseName(of: path),
+            contentType: "application/gzip", keyIsFileName: true)
+        return UploadRequest(
+            url: settings.sessionURL, method: .post, body: .rawFile(path: path, contentType: settings.contentType),
+            label: settings.objectURL, transfer: .gcs(settings))
+    }
+
+    private func runWithoutUI(url: String, base: String, folder: SampleFiles.Folder, resumable: [UploadRequest]) async
+        -> ExitStatus
+    {
         let kept = keep ? "" : " (removed at the end; --keep keeps them)"
         printLine("Receiver: \(url)  (files are saved in \(folder.path)/received)\nSamples:  \(folder.path)\(kept)")
-        // The receiver also speaks Cloud Storage's resumable protocol, so a GCS client can be shown with no cloud.
-        printLine("GCS:      \(gcsURL)  (saved as received/demo/NAME)\n")
+        // The receiver also speaks Cloud Storage's JSON API, so a gs:// upload is shown with no cloud.
+        printLine("GCS:      hoist send gs://demo/NAME -T FILE --endpoint \(base)  (saved in received/demo)\n")
         // The back of the ID card goes only after the front succeeded, as a verification API expects.
         var front = MultipartForm()
         front.append(parameters: ["user": ["id": 42, "side": "front"]])
@@ -115,17 +127,19 @@ struct DemoCommand: AsyncParsableCommand {
         var back = MultipartForm()
         back.append(parameters: ["user": ["id": 42, "side": "back"]])
         back.append(.file("image", path: folder.back))
-        let requests = [
-            UploadRequest(url: url, body: .multipart(front), success: Self.verified, label: "身份证 正面.jpg"),
-            UploadRequest(url: url, body: .multipart(back), success: Self.verified, label: "身份证 反面.jpg"),
-            resumable,
-            UploadRequest(
-                url: url,
-                body: .base64JSON(
-                    Base64JSONBody(fileField: "image", path: folder.front, fields: [FormField("user", "42")])),
-                label: "base64 json"),
-        ]
-        let plan = SendPlan(requests: requests, after: [nil, 0, nil, nil], concurrency: 3)
+        let requests =
+            [
+                UploadRequest(url: url, body: .multipart(front), success: Self.verified, label: "身份证 正面.jpg"),
+                UploadRequest(url: url, body: .multipart(back), success: Self.verified, label: "身份证 反面.jpg"),
+            ] + resumable + [
+                UploadRequest(
+                    url: url,
+                    body: .base64JSON(
+                        Base64JSONBody(fileField: "image", path: folder.front, fields: [FormField("user", "42")])),
+                    label: "base64 json")
+            ]
+        let plan = SendPlan(
+            requests: requests, after: [nil, 0] + Array(repeating: nil, count: requests.count - 2), concurrency: 3)
         return await SendSession(plan: plan, output: .summary).run()
     }
 }
