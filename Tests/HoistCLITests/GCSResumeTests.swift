@@ -167,6 +167,32 @@ import Testing
     }
 }
 
+extension GCSResumeTests {
+    @Test func gcloudsTokenIsUsedWhenNothingElseIsGiven() async throws {
+        let home = TemporaryDirectory()
+        _ = home.directory("bin")
+        home.file(
+            "bin/gcloud", text: "#!/bin/sh\n[ \"$*\" = 'auth print-access-token' ] && echo ya29.from-gcloud\n",
+            mode: 0o755)
+        let file = home.file("a.bin", Array(repeating: 1, count: 1000))
+        try await withReceiver(configure: { $0.token = "ya29.from-gcloud" }) { receiver, _ in
+            let path = home.path + "/bin:" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+            let clean = [
+                "GOOGLE_OAUTH_ACCESS_TOKEN": "", "GOOGLE_APPLICATION_CREDENTIALS": "", "STORAGE_EMULATOR_HOST": "",
+            ]
+            let sent = try await hoist(
+                ["send", "gs://bkt/a.bin", "-T", file, "--endpoint", receiver.baseURL, "--no-history", "--no-journal"],
+                environment: clean.merging(["PATH": path]) { $1 })
+            #expect(sent.status == 0, "\(sent.stderr)")
+            // Without gcloud nothing authorizes the request: the receiver's 401 is named.
+            let refused = try await hoist(
+                ["send", "gs://bkt/b.bin", "-T", file, "--endpoint", receiver.baseURL, "--retries", "0"]
+                    + ["--no-history", "--no-journal"], environment: clean.merging(["PATH": "/usr/bin:/bin"]) { $1 })
+            #expect(refused.status == 1 && refused.stderr.contains("401"), "\(refused.stderr)")
+        }
+    }
+}
+
 /// The UI with a `gs://` target: its dialog, the top bar, an upload of a
 /// staged file, and a killed send's upload resumed with R, its row saying
 /// where it went on from.

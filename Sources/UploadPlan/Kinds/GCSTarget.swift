@@ -3,13 +3,18 @@ import FoundationEssentials
 import UploadEngine
 import WireRules
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// `gs://BUCKET/NAME` and `gs://BUCKET/PREFIX/`, as `gcloud storage cp`
 /// names objects: each file an object, sent with GCS's resumable protocol
 /// (`GCSSettings`). The server is `--endpoint`, else `STORAGE_EMULATOR_HOST`
 /// (as Google's libraries read it), else Google's; the token is an
 /// `Authorization` header (`--gcs-token`, `-H`), else
 /// `GOOGLE_OAUTH_ACCESS_TOKEN`, else a service-account key's
-/// (`GOOGLE_APPLICATION_CREDENTIALS`), fetched by the driver.
+/// (`GOOGLE_APPLICATION_CREDENTIALS`), fetched by the driver, else
+/// `gcloud auth print-access-token` (not for an emulator).
 enum GCSTarget: TargetKind {
     static let label = "GCS"
     static let urlForm = "gs://BUCKET/NAME or gs://BUCKET/PREFIX/"
@@ -39,6 +44,22 @@ enum GCSTarget: TargetKind {
             throw TargetValueError("a GCS object's name is at most 1024 bytes, with no control characters")
         }
         return (bucket, name)
+    }
+
+    /// `gcloud auth print-access-token`, as the user's gcloud is logged in; `nil` without gcloud or a login.
+    static func gcloudToken() -> String? {
+        guard let pipe = popen("gcloud auth print-access-token 2>/dev/null", "r") else { return nil }
+        var output: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = fread(&buffer, 1, buffer.count, pipe)
+            if count <= 0 { break }
+            output += buffer[..<count]
+        }
+        guard pclose(pipe) == 0 else { return nil }
+        let token = String(
+            String(decoding: output, as: UTF8.self).split(whereSeparator: { $0.isWhitespace }).first ?? "")
+        return token.isEmpty ? nil : token
     }
 
     static func endpoint(_ target: Target, environment: [String: String]) -> String {
@@ -79,6 +100,8 @@ enum GCSTarget: TargetKind {
                 }
                 // The journal keeps the path: `hoist resume` signs with the key again.
                 serviceAccount = key.hasPrefix("/") ? key : FileManager.default.currentDirectoryPath + "/" + key
+            } else if environment["STORAGE_EMULATOR_HOST"]?.isEmpty ?? true, let token = gcloudToken() {
+                headers.append(HeaderField("Authorization", "Bearer " + token))
             }
         }
         return try files.map { file throws(PlanError) in
