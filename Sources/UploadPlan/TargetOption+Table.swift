@@ -23,7 +23,7 @@ extension TargetOption {
         TargetOption(
             "chunk_size", flag: .value("--chunk-size", "size"),
             help:
-                "Bytes per tus PATCH or GCS chunk (K, M and G are binary units; GCS rounds up to 256K), or auto: 8M, then sized by each PATCH's speed to about a second (at most doubling), up to 64M. auto by default.",
+                "Bytes per tus PATCH or GCS chunk (K, M and G are binary units; GCS rounds up to 256K), or auto (GCS: 100M): 8M, then sized by each PATCH's speed to about a second (at most doubling), up to 64M. auto by default.",
             scope: .tus, type: .size,
             row: Row(label: "Chunk", hint: "bytes per tus PATCH, e.g. 8M, or auto (8M up to 64M, by speed)"),
             parse: TargetValue.chunkSize, text: TargetValue.text(chunk:), at: \.chunkSize),

@@ -8,42 +8,19 @@ import WireRules
     import Glibc
 #endif
 
-/// CRC-32C (Castagnoli), the checksum GCS keeps of each object: in
-/// hardware where the CPU has it (SSE4.2), else by table.
-enum CRC32C {
+extension CRC32C {
     private static let hardware = hoist_crc32c_in_hardware() != 0
 
-    private static let table: [UInt32] = (0..<256).map { index in
-        var value = UInt32(index)
-        for _ in 0..<8 { value = value & 1 == 1 ? (value >> 1) ^ 0x82F6_3B78 : value >> 1 }
-        return value
-    }
-
-    /// `crc` continued over `bytes` (0 to begin).
-    static func update(_ crc: UInt32, _ bytes: UnsafeRawBufferPointer) -> UInt32 {
-        guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count > 0 else { return crc }
+    /// `update`, with SSE4.2's crc32 instruction where the CPU has it
+    /// (about 8 bytes a cycle, where the table does one).
+    mutating func updateFast(_ bytes: UnsafeRawBufferPointer) {
         #if arch(x86_64)
-            if hardware { return hoist_crc32c_hardware(crc, base, bytes.count) }
+            if Self.hardware, let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) {
+                self = CRC32C(value: hoist_crc32c_hardware(value, base, bytes.count))
+                return
+            }
         #endif
-        return byTable(crc, UnsafeBufferPointer(start: base, count: bytes.count))
-    }
-
-    static func byTable(_ crc: UInt32, _ bytes: UnsafeBufferPointer<UInt8>) -> UInt32 {
-        var value = ~crc
-        for byte in bytes {
-            value = table[Int((value ^ UInt32(byte)) & 0xFF)] ^ (value >> 8)
-        }
-        return ~value
-    }
-
-    static func of(_ bytes: [UInt8]) -> UInt32 {
-        bytes.withUnsafeBytes { update(0, $0) }
-    }
-
-    /// As GCS writes it: base64 of the 4 bytes, big-endian.
-    static func base64(_ crc: UInt32) -> String {
-        let bytes = [UInt8(crc >> 24), UInt8(crc >> 16 & 0xFF), UInt8(crc >> 8 & 0xFF), UInt8(crc & 0xFF)]
-        return String(decoding: Base64.encode(bytes), as: UTF8.self)
+        update(bytes)
     }
 }
 
@@ -90,17 +67,17 @@ final class FileCRC32C: Sendable {
         let size = 4 << 20
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 4096)
         defer { buffer.deallocate() }
-        var crc: UInt32 = 0
+        var crc = CRC32C()
         var offset: Int64 = 0
         while offset < snapshot.size {
             let count = pread(fd, buffer.baseAddress, min(size, Int(snapshot.size - offset)), off_t(offset))
             guard count > 0 else { return .failure(.other("cannot read \(path) to check what GCS stored")) }
-            crc = CRC32C.update(crc, UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+            crc.updateFast(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
             offset += Int64(count)
         }
         guard FileSnapshot(path: path) == snapshot else {
             return .failure(.other("\(path) changed while it was being sent"))
         }
-        return .success(crc)
+        return .success(crc.value)
     }
 }

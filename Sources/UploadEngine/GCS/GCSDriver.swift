@@ -163,7 +163,7 @@ final class GCSDriver: TransferDriver {
             parent.adopt(
                 engine.transport.exchange(
                     method: exchange.method, url: exchange.url,
-                    headers: headers + [HeaderField("x-goog-hash", "crc32c=" + CRC32C.base64(crc))], body: body,
+                    headers: headers + [HeaderField("x-goog-hash", "crc32c=" + CRC32C(value: crc).base64)], body: body,
                     timeouts: request.timeouts, callbacks: callbacks))
         }
     }
@@ -181,7 +181,6 @@ final class GCSDriver: TransferDriver {
     private func callbacks(_ id: TaskID, attempt number: Int, path: String, on engine: UploadEngine)
         -> HTTPTransport.Callbacks
     {
-        let started = ContinuousClock.now
         let progress: @Sendable (Int64) -> Void = { bytes in
             engine.queue.async {
                 guard engine.isCurrent(id, attempt: number), let record = engine.records[id],
@@ -199,14 +198,14 @@ final class GCSDriver: TransferDriver {
                     guard engine.isCurrent(id, attempt: number), let record = engine.records[id],
                         let driver = record.driver as? GCSDriver, driver.machine != nil
                     else { return }
-                    driver.answered(outcome, record, attempt: number, started: started, path: path, on: engine)
+                    driver.answered(outcome, record, attempt: number, path: path, on: engine)
                 }
             })
     }
 
     private func answered(
-        _ outcome: HTTPTransport.Outcome, _ record: TaskRecord, attempt number: Int, started: ContinuousClock.Instant,
-        path: String, on engine: UploadEngine
+        _ outcome: HTTPTransport.Outcome, _ record: TaskRecord, attempt number: Int, path: String,
+        on engine: UploadEngine
     ) {
         inFlight = 0
         let step: GCSUploadStateMachine.Step
@@ -214,10 +213,7 @@ final class GCSDriver: TransferDriver {
         case .success(let answer):
             record.lastAnswer = answer
             record.lastRetryAfter = outcome.retryAfter
-            step = machine!.handle(
-                .answered(
-                    status: answer.status, headers: answer.headers, body: answer.body,
-                    seconds: ProgressMeter.seconds(ContinuousClock.now - started)))
+            step = machine!.handle(.answered(status: answer.status, headers: answer.headers, body: answer.body))
         case .failure(let failure):
             step = machine!.handle(.failed(failure))
         }
@@ -245,14 +241,14 @@ final class GCSDriver: TransferDriver {
             guard engine.isCurrent(id, attempt: number), let driver = engine.records[id]?.driver as? GCSDriver
             else { return }
             switch result {
-            case .success(let crc) where CRC32C.base64(crc) == stored:
+            case .success(let crc) where CRC32C(value: crc).base64 == stored:
                 driver.finish(id, attempt: number, .success(answer), on: engine)
             case .success(let crc):
                 driver.finish(
                     id, attempt: number,
                     .failure(
                         .protocolError(
-                            "the object GCS stored differs from the file: its crc32c is \(stored), the file's \(CRC32C.base64(crc))"
+                            "the object GCS stored differs from the file: its crc32c is \(stored), the file's \(CRC32C(value: crc).base64)"
                         )), on: engine)
             case .failure(let failure):
                 driver.finish(id, attempt: number, .failure(failure), on: engine)

@@ -74,8 +74,16 @@ public struct GCSSettings: Sendable, Hashable, Codable {
         return out
     }
 
+    /// `auto`'s chunk: 100 MiB, as Google's client libraries send. A chunk
+    /// costs a round trip and no memory here (it is sent from the file), and
+    /// GCS keeps what arrived of a cut one, which the next attempt asks for.
+    public static let automaticChunk: Int64 = 100 << 20
+
     /// The chunk size as sent: a fixed size rounded up to the granule.
-    var firstChunk: Int64 { Self.granular(chunkSize.initial) }
+    var chunk: Int64 {
+        guard case .fixed(let bytes) = chunkSize else { return Self.automaticChunk }
+        return Self.granular(bytes)
+    }
 
     static func granular(_ size: Int64) -> Int64 {
         max(granule, (size + granule - 1) / granule * granule)

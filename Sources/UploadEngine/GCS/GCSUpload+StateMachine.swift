@@ -50,7 +50,7 @@ struct GCSUploadStateMachine: Sendable {
 
     enum Event: Sendable {
         case start(file: FileSnapshot)
-        case answered(status: Int, headers: [HeaderField], body: [UInt8], seconds: Double? = nil)
+        case answered(status: Int, headers: [HeaderField], body: [UInt8])
         case failed(UploadFailure)
     }
 
@@ -59,13 +59,13 @@ struct GCSUploadStateMachine: Sendable {
     /// Where this attempt went on from, when not from 0.
     private(set) var resumedFrom: Int64?
     private var file: FileSnapshot?
-    private var chunkSize: Int64
+    private let chunkSize: Int64
     private var pending: Exchange?
 
     init(settings: GCSSettings, checkpoint: TransferCheckpoint?) {
         self.settings = settings
         self.session = checkpoint?.gcs
-        self.chunkSize = settings.firstChunk
+        self.chunkSize = settings.chunk
     }
 
     /// The small file went whole in one request.
@@ -93,10 +93,10 @@ struct GCSUploadStateMachine: Sendable {
                 step.exchange = current.size <= settings.singleRequestLimit ? media(current.size) : begin(current.size)
             }
             return sending(step)
-        case .answered(let status, let headers, let body, let seconds):
+        case .answered(let status, let headers, let body):
             guard let exchange = pending else { return Step() }
             pending = nil
-            return answered(exchange, status: status, headers: headers, body: body, seconds: seconds)
+            return answered(exchange, status: status, headers: headers, body: body)
         case .failed(let failure):
             guard let exchange = pending else { return Step() }
             pending = nil
@@ -111,7 +111,7 @@ struct GCSUploadStateMachine: Sendable {
     }
 
     private mutating func answered(
-        _ exchange: Exchange, status: Int, headers: [HeaderField], body: [UInt8], seconds: Double?
+        _ exchange: Exchange, status: Int, headers: [HeaderField], body: [UInt8]
     ) -> Step {
         if status == 200 || status == 201 {
             if exchange.kind == .begin {
@@ -151,8 +151,6 @@ struct GCSUploadStateMachine: Sendable {
                     end: .fail(
                         .protocolError("the server kept none of a \(exchange.chunk?.count ?? 0)-byte chunk"),
                         recheck: true))
-            } else if case .automatic = settings.chunkSize, let seconds, let sent = exchange.chunk {
-                chunkSize = GCSSettings.granular(TusChunkSize.automatic(afterSending: Int64(sent.count), in: seconds))
             }
             guard range < held.length else {
                 // All bytes held but not finalized: only the answer is missing.

@@ -2,20 +2,8 @@ import Testing
 
 @testable import Receiver
 
-/// The Cloud Storage endpoint's rules, free of I/O: CRC-32C, `Content-Range`, what a PUT may do.
+/// The Cloud Storage endpoint's rules, free of I/O: `Content-Range`, what a PUT may do (CRC-32C: WireRulesTests).
 @Suite struct GCSRulesTests {
-    @Test func crc32cOfTheCheckString() {
-        var crc = CRC32C()
-        Array("123456789".utf8).withUnsafeBytes { crc.update($0) }
-        #expect(crc.value == 0xE306_9283)
-        #expect(crc.bigEndianBytes == [0xE3, 0x06, 0x92, 0x83])
-        // Fed in pieces, the same.
-        var pieces = CRC32C()
-        for piece in ["1234", "", "56789"] { Array(piece.utf8).withUnsafeBytes { pieces.update($0) } }
-        #expect(pieces.value == 0xE306_9283)
-        #expect(CRC32C().value == 0)
-    }
-
     @Test func contentRangeForms() throws {
         #expect(try GCSContentRange(parsing: "bytes 0-262143/*") == .bytes(first: 0, last: 262_143, total: nil))
         #expect(try GCSContentRange(parsing: "bytes 5-9/10") == .bytes(first: 5, last: 9, total: 10))
