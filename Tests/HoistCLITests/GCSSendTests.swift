@@ -94,6 +94,49 @@ import Testing
         }
     }
 
+    /// A server whose object is not the file (a wrong size or CRC-32C in its
+    /// answer) fails the upload, with both values named: nothing is taken on trust.
+    @Test func anObjectThatDiffersFromTheFileFailsTheUpload() async throws {
+        let folder = TemporaryDirectory()
+        let server = try Subprocess(
+            "/usr/bin/env",
+            [
+                "python3", "-c",
+                """
+                import http.server, json, os, sys
+                class Lying(http.server.BaseHTTPRequestHandler):
+                    def do_POST(self):
+                        size = int(self.headers['Content-Length']); self.rfile.read(size)
+                        short = 'short' in self.path
+                        body = json.dumps({'kind': 'storage#object', 'size': str(size - 1 if short else size), 'crc32c': 'AAAAAA=='}).encode()
+                        self.send_response(200); self.send_header('Content-Type', 'application/json')
+                        self.send_header('Content-Length', str(len(body))); self.end_headers(); self.wfile.write(body)
+                    def log_message(self, *a): pass
+                httpd = http.server.HTTPServer(('127.0.0.1', 0), Lying)
+                open(sys.argv[1] + '.tmp', 'w').write(str(httpd.server_address[1])); os.rename(sys.argv[1] + '.tmp', sys.argv[1])
+                httpd.serve_forever()
+                """, folder.path + "/port",
+            ], timeout: .seconds(120))
+        defer { kill(server.pid, SIGKILL) }
+        var port = 0
+        for _ in 0..<100 where port == 0 {
+            try await Task.sleep(for: .milliseconds(100))
+            port = Int((try? String(contentsOfFile: folder.path + "/port", encoding: .utf8)) ?? "") ?? 0
+        }
+        try #require(port > 0)
+        let file = randomFile("card.jpg", 5_000, seed: 12)
+        for (name, message) in [
+            ("card.jpg", "the object GCS stored differs from the file: its crc32c is AAAAAA==, the file's "),
+            ("short.jpg", "GCS stored 4999 bytes of the 5000-byte file"),
+        ] {
+            let result = try await hoist(
+                ["send", "gs://scans/\(name)", "-T", file.path, "--endpoint", "http://127.0.0.1:\(port)"]
+                    + ["--retries", "0", "--no-history", "--no-journal"])
+            #expect(result.status == 1, "\(result.stderr)")
+            #expect(result.stderr.contains(message), "\(result.stderr)")
+        }
+    }
+
     @Test func aTokenGoesAsBearerAndIsNeverPrinted() async throws {
         let peer = try await fake()
         let file = randomFile("t.txt", 100, seed: 11)

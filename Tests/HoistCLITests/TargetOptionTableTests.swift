@@ -31,7 +31,11 @@ import UploadPlan
     ]
 
     static func url(for option: TargetOption) -> String {
-        option.scope == .s3 ? "s3://bucket/in/" : "https://a.example/upload"
+        switch option.scope {
+        case .s3: return "s3://bucket/in/"
+        case .objects: return "gs://bucket/in/"
+        default: return "https://a.example/upload"
+        }
     }
 
     /// What the command line sets for `arguments`, rewritten as `Hoist.main` does.
