@@ -199,3 +199,29 @@ import Testing
             "fake-gcs-server changed: \(output); if its status query is faithful now, test resume against it too")
     }
 }
+
+extension GCSSendTests {
+    /// `--gcs-token` in both spellings is blanked from `/proc/PID/cmdline` while the upload runs.
+    @Test func theGCSTokenIsBlankedInTheProcessArguments() async throws {
+        let peer = try await fake()
+        let file = randomFile("slow.bin", 1 << 20, seed: 13)
+        for spelling in [["--gcs-token", "ya29.s3cr3t-one"], ["--gcs-token=ya29.s3cr3t-two"]] {
+            let send = try Subprocess(
+                hoistBinary,
+                ["send", "gs://scans/slow.bin", "-T", file.path, "--endpoint", peer.endpoint, "--limit-rate", "256K"]
+                    + spelling + ["-s", "--no-history", "--no-journal"], environment: hoistEnvironment(),
+                timeout: .seconds(60))
+            var shown = ""
+            for _ in 0..<200 {
+                try await Task.sleep(for: .milliseconds(50))
+                let bytes = (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(send.pid)/cmdline"))) ?? Data()
+                let read = String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: "\0", with: " ")
+                if !read.isEmpty { shown = read }
+                if shown.contains("--no-journal"), !shown.contains("s3cr3t") { break }
+            }
+            #expect(!shown.contains("s3cr3t") && shown.contains("--gcs-token"), "\(shown)")
+            let result = await send.result()
+            #expect(result.status == 0, "\(String(decoding: result.stderr, as: UTF8.self))")
+        }
+    }
+}
