@@ -29,7 +29,6 @@ extension Target {
         var headers = entries.filter { $0.kind == .header }.map { HeaderField($0.name, $0.value) }
         let fields = entries.filter { $0.kind == .field }.map { FormField($0.name, $0.value) }
         if let kind { return try kind.requests(for: self, headers: headers, fields: fields, payload: payload) }
-        if isS3 { return try s3Requests(headers: headers, fields: fields, payload: payload) }
         if payload.document != nil, !headers.contains(where: { $0.name.lowercased() == "accept" }) {
             headers.append(HeaderField("Accept", "application/json"))
         }
@@ -157,52 +156,6 @@ extension Target {
                 timeouts: timeouts, retry: retryPolicy, success: successRule,
                 label: file.displayName,
                 transfer: .tus(TusSettings(chunkSize: chunkSize, parallelParts: parallelParts, metadata: metadata)))
-        }
-    }
-
-    /// One object per file: the URL's key, or its prefix and the file's
-    /// name. Where the server is and its region are found as the AWS CLI
-    /// finds them (`S3TargetOptions`); the keys only when an attempt starts.
-    private func s3Requests(headers: [HeaderField], fields: [FormField], payload: Payload) throws(PlanError)
-        -> [UploadRequest]
-    {
-        guard fields.isEmpty, payload.parts.isEmpty, payload.document == nil, payload.encodedData.isEmpty else {
-            throw .s3FilesOnly
-        }
-        let files = payload.files
-        guard !files.isEmpty else { throw .s3FilesOnly }
-        let base: S3Location
-        do { base = try S3Location.parse(url) } catch { throw .s3(error.message) }
-        guard files.count == 1 || base.isPrefix else {
-            throw .s3(
-                "\(files.count) files cannot all be the object \(url): end the URL with / to put them under a prefix")
-        }
-        let chain = AWSCredentialChain(environment: ProcessInfo.processInfo.environment)
-        let endpoint = S3Endpoint(
-            url: endpoint ?? chain.endpoint, region: chain.region(s3.region, profile: s3.awsProfile),
-            pathStyle: s3.pathStyle ? true : nil)
-        return try files.map { file throws(PlanError) in
-            let isStandardInput = file.path == "-"
-            if isStandardInput, base.isPrefix {
-                throw .s3("standard input has no name to put under \(url): give the object's key, s3://BUCKET/KEY")
-            }
-            let settings = S3Settings(
-                location: base.object(for: file.displayName), endpoint: endpoint, profile: s3.awsProfile,
-                partSize: s3.partSize, partConcurrency: s3.partConcurrency, checksum: s3.checksum,
-                keyIsFileName: base.isPrefix ? true : nil)
-            let line: S3RequestLine
-            do throws(S3ConfigurationError) {
-                line = try endpoint.line("PUT", settings.location)
-            } catch {
-                throw .s3(error.message)
-            }
-            var choice = file
-            let name = isStandardInput ? settings.location.key : file.displayName
-            choice.contentType = contentType ?? file.contentType ?? MIMETypes.type(forFilename: name)
-            return UploadRequest(
-                url: line.url, method: .put, headers: headers + s3.headers, body: choice.rawBody, timeouts: timeouts,
-                retry: retryPolicy, success: SuccessRule(),
-                label: isStandardInput ? "standard input" : file.displayName, transfer: .s3(settings))
         }
     }
 

@@ -94,13 +94,13 @@ public struct Target: Sendable, Hashable, Codable {
 
     /// An `s3://BUCKET/KEY` URL: each file is an object in S3-compatible
     /// storage, whatever the transfer kind and body say.
-    public var isS3: Bool { S3Location.isS3URL(url) }
+    public var isS3: Bool { kind == S3Target.self }
     /// The kind of `TargetKinds` the URL names (`gs://`), if any.
     public var kind: (any TargetKind.Type)? { TargetKinds.claiming(url) }
     /// An S3, tus or other kind's target sends each file alone, whatever the method and body kind say.
-    public var sendsEachFileAlone: Bool { isS3 || transfer == .tus || kind != nil }
+    public var sendsEachFileAlone: Bool { transfer == .tus || kind != nil }
     /// How the files go, in a word: `S3`, `GCS`, `tus`, or the method.
-    public var howSent: String { kind?.label ?? (isS3 ? "S3" : transfer == .tus ? "tus" : method.rawValue) }
+    public var howSent: String { kind?.label ?? (transfer == .tus ? "tus" : method.rawValue) }
 
     public var successRule: SuccessRule { SuccessRule(expectations: expectations, messagePath: messagePath) }
 

@@ -22,10 +22,6 @@ public enum TargetValue {
             try kind.check(text)
             return text
         }
-        if S3Location.isS3URL(text) {
-            do { _ = try S3Location.parse(text) } catch { throw TargetValueError(error.message) }
-            return text
-        }
         do {
             return try UploadEngine.validate(url: text)
         } catch {

@@ -16,7 +16,7 @@ enum Bars {
         let queueText = " \(state) \(model.tasks.totals.running)/\(queue.concurrency)\(limit)\(earlier) "
         let target = model.target
         let body =
-            target.isS3 || target.kind != nil
+            target.kind != nil
             ? "object per file" : target.transfer == .tus ? "resumable" : target.bodyKind.rawValue
         // One request or each file alone: a choice for multipart bodies only; a chain, for any.
         let mode =

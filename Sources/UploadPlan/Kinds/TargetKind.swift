@@ -20,10 +20,10 @@ public protocol TargetKind: Sendable {
         throws(PlanError) -> [UploadRequest]
 }
 
-/// The kinds a target's URL can name, beyond plain HTTP, tus and S3.
+/// The kinds a target's URL can name, beyond plain HTTP and tus.
 public enum TargetKinds {
     /// The one line a new kind adds.
-    public static let all: [any TargetKind.Type] = [GCSTarget.self]
+    public static let all: [any TargetKind.Type] = [S3Target.self, GCSTarget.self]
 
     /// The kind whose URLs `url` is, if any.
     public static func claiming(_ url: String) -> (any TargetKind.Type)? {

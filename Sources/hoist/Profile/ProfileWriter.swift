@@ -71,7 +71,7 @@ extension Profile {
                 origin?.settings.url == target.url ? quote(origin?.rawURL ?? target.url) : quote(literal: target.url))
         }
         for option in TargetOption.all where option.scope != .s3 || target.isS3 {
-            if option.scope == .objects, !target.isS3, target.kind == nil { continue }
+            if option.scope == .objects, target.kind == nil { continue }
             guard let values = option.written(in: target) else { continue }
             let written = values.map { value in
                 switch option.profileType {
