@@ -110,7 +110,7 @@ struct DemoCommand: AsyncParsableCommand {
             contentType: "application/gzip", keyIsFileName: true)
         return UploadRequest(
             url: settings.sessionURL, method: .post, body: .rawFile(path: path, contentType: settings.contentType),
-            label: settings.objectURL, transfer: .gcs(settings))
+            label: "GCS: " + baseName(of: path), transfer: .gcs(settings))
     }
 
     private func runWithoutUI(url: String, base: String, folder: SampleFiles.Folder, resumable: [UploadRequest]) async
