@@ -154,7 +154,7 @@ import WireRules
         }
         #expect(fast.value == CRC32C.of(bytes))
         #expect(CRC32C(value: 0xE306_9283).base64 == "4waSgw==")
-        #expect(GCSSettings.escaped("a/b c+é") == "a%2Fb%20c%2B%C3%A9")
+        #expect(URIComponent.escaped("a/b c+é") == "a%2Fb%20c%2B%C3%A9")
         #expect(GCSSettings.granular(1) == 256 << 10 && GCSSettings.granular(300 << 10) == 512 << 10)
     }
 }

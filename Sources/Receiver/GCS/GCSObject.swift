@@ -1,4 +1,5 @@
 import FoundationEssentials
+import WireRules
 
 /// A finished object: what its resource JSON says, and the file its bytes were saved as.
 struct GCSObject: Equatable {
@@ -36,7 +37,7 @@ struct GCSObject: Equatable {
             var timeCreated: String
             var updated: String
         }
-        let path = "/storage/v1/b/\(bucket)/o/\(GCSNames.urlEncoded(name))"
+        let path = "/storage/v1/b/\(bucket)/o/\(URIComponent.escaped(name))"
         let time = Self.timestamp(created)
         let resource = Resource(
             id: "\(bucket)/\(name)/\(generation)", selfLink: baseURL + path,

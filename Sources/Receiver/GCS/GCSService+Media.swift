@@ -24,7 +24,7 @@ extension GCSService {
         }
         let hashes = try GCSHashes(parsing: request.headers[values: HTTPFields.Element.Name("x-goog-hash")!])
         let session = GCSSession(
-            id: Self.newID(), bucket: bucket, name: name,
+            id: UploadID.make(), bucket: bucket, name: name,
             contentType: header("Content-Type") ?? "application/octet-stream",
             size: length)
         do throws(ReceiverError) {

@@ -112,7 +112,7 @@ extension GCSService {
                     + " finish or cancel some", reason: "backendError")
         }
         let session = GCSSession(
-            id: Self.newID(), bucket: initiation.bucket, name: name,
+            id: UploadID.make(), bucket: initiation.bucket, name: name,
             contentType: metadata.contentType ?? initiation.contentType ?? "application/octet-stream",
             size: initiation.size)
         do throws(ReceiverError) {
@@ -186,7 +186,7 @@ extension GCSService {
     /// keeps it busy.
     private func acquire(bucket: String, id: String?) async throws(GCSFailure) -> GCSSession {
         guard let id else { throw .invalid("Required: upload_id, the session's ID from the Location URL") }
-        guard Self.isValidID(id) else { throw .noSession(id) }
+        guard UploadID.isValid(id) else { throw .noSession(id) }
         switch await store.acquire(id) {
         case .missing:
             throw .noSession(id)

@@ -33,23 +33,10 @@ final class GCSService: Sendable {
         GCSRoute(path: path)
     }
 
-    /// Session IDs are 32 lowercase hex digits; anything else names no session.
-    static func isValidID(_ id: String) -> Bool {
-        id.utf8.count == 32 && id.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
-    }
-
-    static func newID() -> String {
-        var generator = SystemRandomNumberGenerator()
-        return (0..<2).map { _ in
-            let hex = String(generator.next() as UInt64, radix: 16)
-            return String(repeating: "0", count: 16 - hex.count) + hex
-        }.joined()
-    }
-
     /// The session's URL, as Google's `Location` gives it: the initiation URL plus `upload_id`.
     func sessionURL(_ session: GCSSession, baseURL: String) -> String {
         baseURL + GCSRoute.uploadPrefix + session.bucket + "/o?uploadType=resumable&name="
-            + GCSNames.urlEncoded(session.name) + "&upload_id=" + session.id
+            + URIComponent.escaped(session.name) + "&upload_id=" + session.id
     }
 
     /// Where an unfinished session stands: 308 (Google's `Resume Incomplete`) with the bytes held as `Range` (none

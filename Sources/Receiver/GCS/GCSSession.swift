@@ -15,11 +15,7 @@ struct GCSDigests {
     /// Base64 of each, as the object resource and `x-goog-hash` carry them.
     var base64: (md5: String, crc32c: String) {
         let md5Bytes = md5.finalize().withUnsafeBytes { Array($0) }
-        return (Self.base64(md5Bytes), Self.base64(crc.bigEndianBytes))
-    }
-
-    private static func base64(_ bytes: [UInt8]) -> String {
-        String(decoding: Base64.encode(bytes), as: UTF8.self)
+        return (String(decoding: Base64.encode(md5Bytes), as: UTF8.self), crc.base64)
     }
 }
 

@@ -67,7 +67,7 @@ extension TusService {
     }
 
     private func head(_ id: String, record: inout TusRequestRecord) throws(TusFailure) -> Answer {
-        guard TusStore.isValidID(id), let upload = store.snapshot(id) else { throw .notFound(id) }
+        guard UploadID.isValid(id), let upload = store.snapshot(id) else { throw .notFound(id) }
         if upload.isExpired(at: Date()) {
             store.removeExpired(at: Date())
             throw .notFound(id)
@@ -87,7 +87,7 @@ extension TusService {
     }
 
     private func terminate(_ id: String, record: inout TusRequestRecord) async throws(TusFailure) -> Answer {
-        guard TusStore.isValidID(id) else { throw .notFound(id) }
+        guard UploadID.isValid(id) else { throw .notFound(id) }
         record.uploadID = id
         _ = try await acquire(id)
         store.remove(id)
@@ -97,7 +97,7 @@ extension TusService {
     private func patch(
         _ id: String, _ headers: TusHeaders, record: inout TusRequestRecord
     ) async throws(TusFailure) -> TusStep {
-        guard TusStore.isValidID(id) else { throw .notFound(id) }
+        guard UploadID.isValid(id) else { throw .notFound(id) }
         record.uploadID = id
         try headers.checkChunkContentType()
         let offset = try headers.integer("Upload-Offset")
@@ -156,7 +156,7 @@ extension TusService {
         }
         store.removeExpired(at: Date())
         var upload = TusUpload(
-            id: TusStore.newID(), length: creation.length, metadata: creation.metadata,
+            id: UploadID.make(), length: creation.length, metadata: creation.metadata,
             concat: creation.kind == .partial ? .partial : nil)
         upload.expires = expiry()
         try io { () throws(ReceiverError) in try store.create(upload) }
@@ -190,7 +190,7 @@ extension TusService {
     ) async throws(TusFailure) -> Answer {
         var ids: [String] = []
         for url in urls {
-            guard case .upload(let id)? = route(Self.path(of: url)), TusStore.isValidID(id) else {
+            guard case .upload(let id)? = route(Self.path(of: url)), UploadID.isValid(id) else {
                 throw .badRequest("Upload-Concat: \(url) is not an upload of this receiver")
             }
             guard !ids.contains(id) else { throw .badRequest("Upload-Concat: \(url) is named twice") }
@@ -207,7 +207,7 @@ extension TusService {
         }
         let length = try TusUpload.concatenatedLength(of: parts, maxSize: maxSize)
         var final = TusUpload(
-            id: TusStore.newID(), length: length, metadata: metadata, concat: .final(ids.map(location)))
+            id: UploadID.make(), length: length, metadata: metadata, concat: .final(ids.map(location)))
         do throws(ReceiverError) {
             try store.create(final)
             let file = try TusDataFile(path: store.dataPath(final.id))

@@ -51,7 +51,7 @@ final class TusStore: Sendable {
         var found: [String: Slot] = [:]
         for name in names where name.hasSuffix(".json") {
             let id = String(name.dropLast(".json".count))
-            guard Self.isValidID(id), let data = FileManager.default.contents(atPath: infoPath(id)),
+            guard UploadID.isValid(id), let data = FileManager.default.contents(atPath: infoPath(id)),
                 var upload = try? JSONDecoder().decode(TusUpload.self, from: data), upload.id == id
             else { continue }
             if upload.savedAs != nil {
@@ -64,19 +64,6 @@ final class TusStore: Sendable {
             found[id] = Slot(upload: upload, busy: false)
         }
         table.withLockedValue { $0.merge(found) { current, _ in current } }
-    }
-
-    /// IDs are 32 lowercase hex digits; anything else names no upload (and never reaches the file system).
-    static func isValidID(_ id: String) -> Bool {
-        id.utf8.count == 32 && id.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
-    }
-
-    static func newID() -> String {
-        var generator = SystemRandomNumberGenerator()
-        return (0..<2).map { _ in
-            let hex = String(generator.next() as UInt64, radix: 16)
-            return String(repeating: "0", count: 16 - hex.count) + hex
-        }.joined()
     }
 
     /// Creates the upload's empty data file and its JSON; the new upload is busy (held by the caller).

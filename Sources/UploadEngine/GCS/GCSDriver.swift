@@ -8,8 +8,6 @@ import WireRules
 /// backoff, pause and the journal are the engine's.
 final class GCSDriver: TransferDriver {
     var machine: GCSUploadStateMachine?
-    /// Bytes of the chunk under way, not yet confirmed.
-    var inFlight: Int64 = 0
     var checksum: FileCRC32C?
     /// An earlier run's session this task will not go on with.
     var abandoned: String?
@@ -38,7 +36,6 @@ final class GCSDriver: TransferDriver {
             self.abandoned = nil
         }
         if checksum == nil { checksum = FileCRC32C(path: path, snapshot: file) }
-        inFlight = 0
         engine.beginResumable(record, attempt: number, totalBytes: file.size, offset: machine!.offset)
         guard let key = settings.serviceAccount else {
             return perform(id, attempt: number, machine!.handle(.start(file: file)), path: path, on: engine)
@@ -186,7 +183,6 @@ final class GCSDriver: TransferDriver {
                 guard engine.isCurrent(id, attempt: number), let record = engine.records[id],
                     let driver = record.driver as? GCSDriver, let machine = driver.machine
                 else { return }
-                driver.inFlight = bytes
                 engine.updateProgress(record, sent: machine.offset + bytes)
                 engine.emit(.progress(record.snapshot))
             }
@@ -207,7 +203,6 @@ final class GCSDriver: TransferDriver {
         _ outcome: HTTPTransport.Outcome, _ record: TaskRecord, attempt number: Int, path: String,
         on engine: UploadEngine
     ) {
-        inFlight = 0
         let step: GCSUploadStateMachine.Step
         switch outcome.result {
         case .success(let answer):
@@ -260,7 +255,6 @@ final class GCSDriver: TransferDriver {
         _ id: TaskID, attempt number: Int, _ result: Result<UploadResponse?, UploadFailure>, recheck: Bool = false,
         on engine: UploadEngine
     ) {
-        inFlight = 0
         if case .failure = result, machine?.session == nil { checksum = nil }
         engine.finishResumable(id, attempt: number, result, offset: machine?.offset ?? 0, recheck: recheck)
     }

@@ -45,34 +45,20 @@ public struct GCSSettings: Sendable, Hashable, Codable {
 
     /// Where a resumable session is begun (the request's URL).
     public var sessionURL: String {
-        base + "/upload/storage/v1/b/" + Self.escaped(bucket) + "/o?uploadType=resumable&name=" + Self.escaped(object)
+        base + "/upload/storage/v1/b/" + URIComponent.escaped(bucket) + "/o?uploadType=resumable&name="
+            + URIComponent.escaped(object)
     }
 
     /// Where a small file goes in one request.
     var mediaURL: String {
-        base + "/upload/storage/v1/b/" + Self.escaped(bucket) + "/o?uploadType=media&name=" + Self.escaped(object)
+        base + "/upload/storage/v1/b/" + URIComponent.escaped(bucket) + "/o?uploadType=media&name="
+            + URIComponent.escaped(object)
     }
 
     /// `gs://bucket/name`, as results name the object.
     public var objectURL: String { "gs://\(bucket)/\(object)" }
 
     private var base: String { endpoint.hasSuffix("/") ? String(endpoint.dropLast()) : endpoint }
-
-    /// A query value or path segment: everything but RFC 3986's unreserved bytes escaped (`/` too).
-    static func escaped(_ text: String) -> String {
-        var out = ""
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
-                UInt8(ascii: "~"):
-                out.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                out += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
-            }
-        }
-        return out
-    }
 
     /// `auto`'s chunk: 100 MiB, as Google's client libraries send. A chunk
     /// costs a round trip and no memory here (it is sent from the file), and
@@ -87,12 +73,6 @@ public struct GCSSettings: Sendable, Hashable, Codable {
 
     static func granular(_ size: Int64) -> Int64 {
         max(granule, (size + granule - 1) / granule * granule)
-    }
-}
-
-extension String {
-    fileprivate func leftPadded(to width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }
 

@@ -73,7 +73,6 @@ struct GCSUploadStateMachine: Sendable {
 
     /// Bytes the server holds.
     var offset: Int64 { session?.offset ?? (sentWhole ? file?.size ?? 0 : 0) }
-    var checkpoint: GCSCheckpoint? { session }
 
     mutating func handle(_ event: Event) -> Step {
         switch event {
@@ -202,11 +201,6 @@ struct GCSUploadStateMachine: Sendable {
             kind: .chunk, method: "PUT", url: session?.sessionURL ?? "",
             headers: [HeaderField("Content-Range", "bytes \(start)-\(end - 1)/\(length)")], chunk: start..<end,
             isLast: end == length)
-    }
-
-    /// The `DELETE` that cancels the session.
-    func cancellation() -> Exchange? {
-        session.map { Exchange(kind: .status, method: "DELETE", url: $0.sessionURL, headers: []) }
     }
 
     // MARK: - Reading answers

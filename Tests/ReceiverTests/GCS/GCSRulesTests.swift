@@ -1,4 +1,5 @@
 import Testing
+import WireRules
 
 @testable import Receiver
 
@@ -68,6 +69,6 @@ import Testing
         for bad in ["", ".", "..", "a\nb", String(repeating: "a", count: 1025)] {
             #expect(throws: GCSFailure.self) { try GCSNames.checkObject(bad) }
         }
-        #expect(GCSNames.urlEncoded("../身 x") == "..%2F%E8%BA%AB%20x")
+        #expect(URIComponent.escaped("../身 x") == "..%2F%E8%BA%AB%20x")
     }
 }
